@@ -1,0 +1,19 @@
+"""a4a: compile natural language into validated, runnable multi-agent frameworks.
+
+The package root stays light (``a4a --help`` imports almost nothing); the API loads lazily.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+__all__ = ["BuildResult", "ValidationReport", "__version__", "build", "load", "validate"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("build", "validate", "load", "BuildResult", "ValidationReport"):
+        from a4a import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'a4a' has no attribute {name!r}")

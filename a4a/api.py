@@ -1,0 +1,139 @@
+"""Public API: build, validate and load frameworks.
+
+    >>> result = build("a team that triages GitHub issues", out=None)
+    >>> result.valid
+    True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from a4a.generator.pipeline import Compiled, compile_request
+from a4a.runtime.errors import SpecError, UserError
+from a4a.runtime.graph.issues import Issue, errors
+from a4a.runtime.graph.validate import validate as validate_spec
+from a4a.runtime.ir.spec import FrameworkSpec
+from a4a.runtime.loader.files import LOCK, drift_issues, load_spec, write_files
+from a4a.runtime.loader.nexau import load_agent_config
+from a4a.runtime.loader.yamlio import load_yaml_file
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """What `build` returns: the framework, where it was written, and its validation."""
+
+    id: str
+    spec: FrameworkSpec
+    path: Path | None
+    issues: list[Issue]
+    domains: tuple[str, ...]
+    files: dict[str, str] = field(repr=False)
+
+    @property
+    def name(self) -> str:
+        """Framework name."""
+        return self.spec.name
+
+    @property
+    def valid(self) -> bool:
+        """No error-level issue."""
+        return not errors(self.issues)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `a4a build --json` object."""
+        s = self.spec
+        return {
+            "id": self.id, "name": s.name, "path": str(self.path) if self.path else None,
+            "pattern": s.pattern, "patterns": s.patterns.model_dump(mode="json"),
+            "agents": [{"name": a.name, "role": a.role, "tools": a.tool_names()}
+                       for a in s.agents],
+            "edges": [{"source": e.source, "target": e.target, "kind": e.kind} for e in s.edges],
+            "tools": [{"name": t.name, "description": t.description,
+                       "implementation": t.implementation} for t in s.tools],
+            "domains": list(self.domains), "valid": self.valid,
+            "issues": [i.to_dict() for i in self.issues],
+        }
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    """What `validate` returns: every issue of a framework dir or agent config."""
+
+    path: Path
+    kind: str
+    spec: FrameworkSpec | None
+    issues: list[Issue]
+
+    @property
+    def valid(self) -> bool:
+        """No error-level issue."""
+        return not errors(self.issues)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `a4a validate --json` object."""
+        return {"path": str(self.path), "kind": self.kind, "valid": self.valid,
+                "name": self.spec.name if self.spec else None,
+                "issues": [i.to_dict() for i in self.issues]}
+
+
+def build(text: str, seed: int = 0, out: str | Path | None = None) -> BuildResult:
+    """Compile `text` into a framework; write it under `out` when given.
+
+    Raises RefusedError when the security policy denies the request, UserError for unusable
+    input or an output directory that holds something else.
+    """
+    compiled: Compiled = compile_request(text, seed=seed)
+    path = None
+    if out is not None:
+        path = Path(out)
+        _check_out_dir(path)
+        write_files(path, compiled.files)
+    return BuildResult(compiled.framework_id, compiled.spec, path, compiled.issues,
+                       compiled.intent.domains, compiled.files)
+
+
+def _check_out_dir(path: Path) -> None:
+    if path.exists() and not path.is_dir():
+        raise UserError("out.not_dir", f"{path} exists and is not a directory",
+                        "Pass --out with a new or framework directory.")
+    if path.is_dir() and any(path.iterdir()) and not (path / LOCK).exists():
+        raise UserError("out.not_empty", f"{path} is not empty and holds no a4a framework",
+                        "Pass --out with a new directory; a4a only overwrites its own output.")
+
+
+def load(path: str | Path) -> FrameworkSpec:
+    """Load a framework directory, framework.yaml, or a NexAU-style agent YAML."""
+    p = Path(path)
+    if p.is_dir():
+        if not (p / "framework.yaml").exists():
+            raise UserError("path.not_framework", f"{p} has no framework.yaml",
+                            "Point at a framework directory or a YAML file.")
+        return load_spec(p / "framework.yaml")
+    if not p.exists():
+        raise UserError("path.missing", f"{p} does not exist", "Check the path.")
+    data = load_yaml_file(p)
+    if isinstance(data, dict) and "agents" not in data and (
+            data.get("type") == "agent" or "system_prompt" in data):
+        return load_agent_config(p)
+    return load_spec(p)
+
+
+def validate(path: str | Path) -> ValidationReport:
+    """Validate a framework directory or agent config; never raises for invalid content."""
+    p = Path(path)
+    kind = "framework" if p.is_dir() or p.name == "framework.yaml" else "agent"
+    try:
+        spec = load(p)
+    except SpecError as err:
+        raw = err.data.get("issues") or [{"code": err.code, "path": "", "message": err.message,
+                                          "hint": err.hint}]
+        return ValidationReport(p, kind, None, [Issue(**i) for i in raw])
+    if spec.provenance is None or spec.provenance.builder != "hand":
+        kind = "framework"
+    issues = validate_spec(spec)
+    if p.is_dir():
+        issues += drift_issues(p, spec)
+    return ValidationReport(p, kind, spec, issues)

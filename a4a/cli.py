@@ -1,0 +1,180 @@
+"""The `a4a` command line. Thin: parses arguments, calls the API, prints. Imports lazily.
+
+Exit codes: 0 success, 1 domain failure (invalid framework, refused request), 2 usage.
+`--json` prints exactly one JSON object, also for errors: {"error": {"code", "message"}}.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+
+app = typer.Typer(
+    name="a4a", add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+    help="Compile natural language into validated multi-agent frameworks.",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+
+def _emit_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+
+
+def _fail(err: Exception, as_json: bool) -> NoReturn:
+    from a4a.runtime.errors import A4AError
+
+    if not isinstance(err, A4AError):
+        if os.environ.get("A4A_DEBUG"):
+            raise err
+        err = A4AError("internal", f"internal error: {type(err).__name__}: {err}",
+                       "Re-run with A4A_DEBUG=1 and report the traceback.")
+    if as_json:
+        _emit_json({"error": err.to_dict()})
+    else:
+        from a4a.render import console
+
+        c = console(stderr=True)
+        c.print(f"[bold red]error[/] [red]{err.code}[/]: {err.message}", markup=True,
+                highlight=False)
+        if err.hint:
+            c.print(f"[dim]hint:[/] {err.hint}", markup=True, highlight=False)
+    raise typer.Exit(getattr(err, "exit_code", 1))
+
+
+def _guard(as_json: bool, fn: Callable[[], int]) -> None:
+    try:
+        code = fn()
+    except typer.Exit:
+        raise
+    except Exception as err:  # every error leaves through _fail: no traceback for users
+        _fail(err, as_json)
+    raise typer.Exit(code)
+
+
+def _read_request(text: str) -> str:
+    if text != "-":
+        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in text):
+            from a4a.runtime.errors import UserError
+
+            raise UserError("request.encoding", "the request is not valid UTF-8",
+                            "Pass the request as UTF-8 text.")
+        return text
+    data = sys.stdin.buffer.read(1_000_001)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        from a4a.runtime.errors import UserError
+
+        raise UserError("request.encoding", "standard input is not valid UTF-8",
+                        "Pass the request as UTF-8 text.") from err
+
+
+@app.command()
+def build(
+    text: Annotated[str, typer.Argument(help='The request, e.g. "a team that triages GitHub '
+                                        'issues"; "-" reads standard input.')],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory "
+                                             "(default: ./frameworks/NAME).")] = None,
+    seed: Annotated[int, typer.Option(help="Build seed (same text + seed = same bytes).")] = 0,
+    llm: Annotated[str | None, typer.Option(help="Builder model spec; the default is the "
+                                            "offline rule-based compiler.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Build and validate a framework from a natural-language request."""
+
+    def run() -> int:
+        from a4a import api
+        from a4a.runtime.errors import UserError
+
+        if llm not in (None, "rules"):
+            raise UserError("llm.unsupported", f"builder model {llm!r} is not available",
+                            "Omit --llm to use the offline rule-based compiler.")
+        request = _read_request(text)
+        target = out
+        if target is None:
+            from a4a.generator.pipeline import compile_request
+
+            target = Path("frameworks") / compile_request(request, seed).spec.name
+        result = api.build(request, seed=seed, out=target)
+        if as_json:
+            _emit_json(result.to_dict())
+        else:
+            from a4a.render import print_build
+
+            print_build(result)
+        return 0 if result.valid else 1
+
+    _guard(as_json, run)
+
+
+@app.command()
+def validate(
+    path: Annotated[Path, typer.Argument(help="Framework directory, framework.yaml, or a "
+                                         "NexAU-style agent YAML.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Validate a framework or agent config; exit 0 when valid, 1 when not."""
+
+    def run() -> int:
+        from a4a import api
+
+        report = api.validate(path)
+        if as_json:
+            _emit_json(report.to_dict())
+        else:
+            from a4a.render import print_report
+
+            print_report(report)
+        return 0 if report.valid else 1
+
+    _guard(as_json, run)
+
+
+@app.command()
+def show(
+    path: Annotated[Path, typer.Argument(help="Framework directory or agent YAML.")],
+    mermaid: Annotated[bool, typer.Option(help="Print the mermaid graph only.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show a framework: its agents and tools as a tree, and its graph."""
+
+    def run() -> int:
+        from a4a import api
+
+        spec = api.load(path)
+        if as_json:
+            _emit_json(spec.model_dump(mode="json", exclude_defaults=True))
+        elif mermaid:
+            from a4a.generator.readme import mermaid as to_mermaid
+
+            sys.stdout.write(to_mermaid(spec) + "\n")
+        else:
+            from a4a.render import print_spec
+
+            print_spec(spec)
+        return 0
+
+    _guard(as_json, run)
+
+
+@app.command()
+def version(as_json: JsonOpt = False) -> None:
+    """Print the a4a version."""
+    from a4a import __version__
+
+    if as_json:
+        _emit_json({"version": __version__})
+    else:
+        sys.stdout.write(f"a4a {__version__}\n")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,130 @@
+"""AgentBuilder: agent plans -> AgentSpecs with prompts (jinja2 templates) and tools."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Protocol
+
+import jinja2
+from jinja2.sandbox import SandboxedEnvironment
+
+from a4a.generator.plan import AgentPlan, Topology
+from a4a.runtime import knowledge
+from a4a.runtime.ir.domain import input_schema
+from a4a.runtime.ir.spec import AgentSpec, ToolSpec
+
+MAX_TOOLS = 12
+_ASK_HUMAN = ToolSpec(
+    name="ask_human", implementation="builtin:ask_human", writes=False,
+    description="Ask a human to approve, reject or amend a proposed action; returns the answer "
+    "(rejection when nobody answers in time).",
+    input_schema={"type": "object", "additionalProperties": False, "required": ["question"],
+                  "properties": {"question": {"type": "string",
+                                              "description": "What to approve, in one paragraph"}}},
+)
+_KIND_TEXT = {
+    "sequence": "{t} continues with your output",
+    "route": "you choose the next agent: {t} ({c})",
+    "parallel": "{t} works on its part in parallel",
+    "handoff": "you may hand the conversation to {t}",
+    "loop": "back to {t} unless: {c}",
+}
+
+
+class AgentBuilder(Protocol):
+    """Fills in prompts, tools and skills for a topology."""
+
+    def build(self, topo: Topology, framework: str, request: str
+              ) -> tuple[list[AgentSpec], list[ToolSpec]]:
+        """Return the agents and the tools they use."""
+        ...
+
+
+@cache
+def _template() -> jinja2.Template:
+    env = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False,
+                               trim_blocks=False, keep_trailing_newline=True)
+    text = resources.files("a4a.templates").joinpath("prompts/agent.j2").read_text("utf-8")
+    return env.from_string(text)
+
+
+def tools_for(plan: AgentPlan) -> list[tuple[str, str]]:
+    """(pack, operation) pairs this agent gets, by its archetype's tool policy."""
+    policy = knowledge.archetypes()[plan.archetype]["tools"]
+    if policy == "none":
+        return []
+    packs = knowledge.domain_packs()
+    out: list[tuple[str, str]] = []
+    for area in plan.areas:
+        for name in area.ops:
+            op = packs[area.domain].operation(name)
+            if op is not None and (not op.writes or (policy == "write" and plan.writes)):
+                out.append((area.domain, name))
+    return out[:MAX_TOOLS]
+
+
+class RuleAgentBuilder:
+    """Deterministic agent builder over the role archetypes and the domain packs."""
+
+    def build(self, topo: Topology, framework: str, request: str
+              ) -> tuple[list[AgentSpec], list[ToolSpec]]:
+        """Return the agents (in topology order) and the tools they use (first-use order)."""
+        picks = {a.name: tools_for(a) for a in topo.agents}
+        tools = _tool_specs(picks)
+        built = [self._agent(a, topo, framework, request, picks[a.name], tools)
+                 for a in topo.agents]
+        used = {t.name: t for _, mine in built for t in mine}
+        return [a for a, _ in built], list(used.values())
+
+    def _agent(self, plan: AgentPlan, topo: Topology, framework: str, request: str,
+               picks: list[tuple[str, str]], tools: dict[tuple[str, str], ToolSpec]
+               ) -> tuple[AgentSpec, list[ToolSpec]]:
+        arche = knowledge.archetypes()[plan.archetype]
+        mine = [tools[p] for p in picks]
+        if plan.archetype == "approver":
+            mine.append(_ASK_HUMAN)
+        by_name = {a.name: a for a in topo.agents}
+        subs = [by_name[e.target] for e in topo.edges
+                if e.source == plan.name and e.kind == "delegate"]
+        nexts = [_KIND_TEXT[e.kind].format(t=e.target, c=e.condition or "otherwise")
+                 for e in topo.edges if e.source == plan.name and e.kind != "delegate"]
+        prompt = _template().render(
+            agent={"name": plan.name, "title": arche["title"]}, framework=framework,
+            request=request, focus=plan.focus, archetype=arche,
+            areas=sorted({a.label for a in plan.areas}), tools=mine,
+            sub_agents=[{"name": s.name, "description": _describe(s)} for s in subs],
+            next_steps=nexts,
+        )
+        agent = AgentSpec(
+            name=plan.name, role=plan.archetype, description=_describe(plan),
+            system_prompt=prompt, tools=[t.name for t in mine],
+            max_iterations=plan.max_iterations,
+        )
+        return agent, mine
+
+
+def _describe(plan: AgentPlan) -> str:
+    title = knowledge.archetypes()[plan.archetype]["title"]
+    return f"{title} for {plan.focus}."
+
+
+def _tool_specs(picks: dict[str, list[tuple[str, str]]]) -> dict[tuple[str, str], ToolSpec]:
+    pairs = list(dict.fromkeys(p for ps in picks.values() for p in ps))
+    clash = {op for _, op in pairs if sum(1 for _, o in pairs if o == op) > 1}
+    packs = knowledge.domain_packs()
+    out: dict[tuple[str, str], ToolSpec] = {}
+    for pack, name in pairs:
+        op = packs[pack].operation(name)
+        if op is None:  # tools_for only yields existing operations
+            continue
+        out[(pack, name)] = ToolSpec(
+            name=f"{pack}__{name}" if name in clash else name, description=op.description,
+            input_schema=input_schema(op), implementation=f"world:{pack}.{name}", writes=op.writes,
+        )
+    return out
+
+
+def ask_human_tool() -> ToolSpec:
+    """The approval tool approval gates use."""
+    return _ASK_HUMAN

@@ -1,0 +1,136 @@
+"""FrameworkBuilder: intent + pattern choice -> topology (shape, then modifiers)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from a4a.generator.intent import IntentSpec
+from a4a.generator.meta import PatternChoice
+from a4a.generator.plan import AgentPlan, Area, Topology
+from a4a.generator.shapes import SHAPES, ShapeInput, _e
+from a4a.runtime import knowledge
+from a4a.runtime.ir.spec import PatternNode
+
+
+class FrameworkBuilder(Protocol):
+    """Builds the topology for an intent and a pattern choice."""
+
+    def build(self, intent: IntentSpec, choice: PatternChoice) -> Topology:
+        """Return agents, edges and the pattern tree."""
+        ...
+
+
+def areas_for(intent: IntentSpec) -> tuple[Area, ...]:
+    """One area per resource with operations, areas the request names first."""
+    packs = knowledge.domain_packs()
+    wanted = {c.split(".", 1)[1] for c in intent.capabilities}
+    rows: list[tuple[int, int, int, Area]] = []
+    for di, pid in enumerate(intent.domains):
+        pack = packs[pid]
+        for ri, res in enumerate(pack.resources):
+            ops = tuple(op.name for op in pack.operations if op.resource == res.name)
+            if ops:
+                hits = -sum(1 for o in ops if o in wanted)
+                rows.append((di, hits, ri, Area(pid, res.name, ops)))
+    rows.sort(key=lambda r: (r[0], r[1], r[2]))
+    return tuple(r[3] for r in rows)
+
+
+def roles_for(intent: IntentSpec, areas: tuple[Area, ...]) -> tuple[AgentPlan, ...]:
+    """Agent plans for the domain roles the request names, each with its areas of work."""
+    packs = knowledge.domain_packs()
+    out = []
+    for ref in intent.roles:
+        pid, name = ref.split(".", 1)
+        role = next(r for r in packs[pid].roles if r.name == name)
+        cue = set(role.keywords)
+        mine = tuple(a for a in areas if a.domain == pid and any(
+            cue & set(op.keywords) for op in packs[pid].operations if op.name in a.ops))
+        first = next((a for a in areas if a.domain == pid), None)
+        fallback = (first,) if first else ()
+        out.append(AgentPlan(role.name, role.archetype, role.description.rstrip("."),
+                             mine[:2] or fallback))
+    return tuple(out)
+
+
+class RuleFrameworkBuilder:
+    """Instantiates the chosen pattern's shape, then nests the modifiers into it."""
+
+    def build(self, intent: IntentSpec, choice: PatternChoice) -> Topology:
+        """Return the topology for `choice`."""
+        areas = areas_for(intent)
+        wanted = {c.split(".", 1)[1] for c in intent.capabilities}
+        hits = sum(1 for a in areas if wanted & set(a.ops))
+        topo = SHAPES[choice.top](ShapeInput(intent, areas, roles_for(intent, areas), hits))
+        mods = [m for m in choice.modifiers if m != choice.top]
+        if choice.top in ("evaluator_optimizer", "reflection"):
+            mods.insert(0, choice.top)  # their shape is the base; the modifier adds the loop
+        for mod in mods:
+            _MODIFIERS[mod](topo, intent)
+        return topo
+
+
+def _ends(topo: Topology) -> list[str]:
+    """Agents where control ends (not delegate children), in agent order."""
+    children = {e.target for e in topo.edges if e.kind == "delegate"}
+    forward = {e.source for e in topo.edges if e.kind not in ("delegate", "loop")}
+    return [a.name for a in topo.agents if a.name not in children | forward]
+
+
+def _add_child(topo: Topology, pattern: str, agents: list[AgentPlan]) -> None:
+    """Record a modifier in the pattern tree (merged into the root when it is the root)."""
+    topo.agents.extend(agents)
+    names = [a.name for a in agents]
+    if pattern == topo.tree.pattern:
+        topo.tree = topo.tree.model_copy(update={"agents": [*topo.tree.agents, *names]})
+        return
+    node = PatternNode(pattern=pattern, agents=names)
+    topo.tree = topo.tree.model_copy(update={"children": [*topo.tree.children, node]})
+
+
+def add_review_loop(topo: Topology, intent: IntentSpec) -> None:
+    """Evaluator-optimizer: the final producer's output is reviewed until approved."""
+    ends = _ends(topo) or [topo.entry]
+    n = next((v for k, v in intent.counts.items() if k.startswith(("reviewer", "critic"))), 1)
+    n = max(1, min(5, n)) if len(ends) == 1 else 1
+    target = ends[0] if len(ends) == 1 else topo.entry
+    if n == 1:
+        rev = [AgentPlan("reviewer", "reviewer", "checking the result against the rubric", (), 4)]
+        topo.edges += [_e(t, "reviewer", "sequence") for t in ends]
+        chair = "reviewer"
+    else:
+        rev = [AgentPlan(f"reviewer_{i + 1}", "reviewer", "an independent review", (), 4)
+               for i in range(n)]
+        rev.append(AgentPlan("review_chair", "judge", "merging the reviews into one verdict",
+                             (), 3))
+        chair = "review_chair"
+        src = ends[0]
+        topo.edges += [_e(src, r.name, "parallel", join=chair) for r in rev[:-1]]
+        topo.edges += [_e(r.name, chair, "sequence") for r in rev[:-1]]
+    topo.edges.append(_e(chair, target, "loop", max_iterations=3,
+                         condition="the reviewers approve the result"))
+    _add_child(topo, "evaluator_optimizer", rev)
+
+
+def add_reflection(topo: Topology, intent: IntentSpec) -> None:
+    """Reflection: each final agent critiques and revises its own output (capped)."""
+    for name in _ends(topo) or [topo.entry]:
+        topo.edges.append(_e(name, name, "loop", max_iterations=2,
+                             condition="the answer is complete and correct"))
+    _add_child(topo, "reflection", [])
+
+
+def add_gate(topo: Topology, intent: IntentSpec) -> None:
+    """Human gate: agents with side-effect tools call an approval gate before acting."""
+    from a4a.generator.agents import tools_for
+
+    packs = knowledge.domain_packs()
+    writers = [a.name for a in topo.agents
+               if any(packs[p].operation(o).writes for p, o in tools_for(a))]  # type: ignore[union-attr]
+    gate = AgentPlan("approval_gate", "approver", "human approval of side effects", (), 3)
+    topo.edges += [_e(w, gate.name, "delegate") for w in writers or [topo.entry]]
+    _add_child(topo, "human_gate", [gate])
+
+
+_MODIFIERS = {"evaluator_optimizer": add_review_loop, "reflection": add_reflection,
+              "human_gate": add_gate}

@@ -1,0 +1,126 @@
+"""IntentParser: request text -> IntentSpec (domains, goal, capabilities, roles, cues).
+
+The rule-based parser matches the vocabulary of the domain packs and the cue phrases of the
+workflow patterns. The text is data: it is matched, never executed or rendered.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Protocol
+
+from a4a.runtime import knowledge
+
+NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+           "nine": 9, "ten": 10, "a pair of": 2, "a couple of": 2, "several": 3}
+_COUNT = re.compile(
+    r"\b(\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|a pair of|a couple of)\s+"
+    r"(?:[a-z-]+\s+){0,2}?([a-z]+?(?:ers|ors|ists|ants|ges|ts|es|s))\b"
+)
+_STOP = frozenset("a an the that which who whom to of for and or with in on at by from into as is "
+                  "are be it its this these those my our your their i we you me us please can "
+                  "could would should will build make create want need set up setup give team "
+                  "agent agents system multi multiagent framework using use so some each every "
+                  "all any then them they do does".split())
+
+
+@dataclass(frozen=True)
+class IntentSpec:
+    """What a request asks for, as the rest of the generator needs it."""
+
+    text: str
+    goal: str
+    domains: tuple[str, ...]
+    capabilities: tuple[str, ...]
+    roles: tuple[str, ...]
+    cues: tuple[str, ...]
+    counts: dict[str, int] = field(default_factory=dict)
+    keywords: tuple[str, ...] = ()
+
+
+class IntentParser(Protocol):
+    """Turns request text into an IntentSpec."""
+
+    def parse(self, text: str) -> IntentSpec:
+        """Parse `text`."""
+        ...
+
+
+def normalize(text: str) -> str:
+    """NFKC, lower case, collapsed whitespace, control characters removed."""
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(ch if ch.isprintable() or ch in "\n\t" else " " for ch in text)
+    return " ".join(text.lower().split())
+
+
+def _alternation(words: list[str]) -> re.Pattern[str]:
+    alts = "|".join(re.escape(w.lower()) for w in sorted(set(words), key=lambda w: (-len(w), w)))
+    return re.compile(rf"\b(?:{alts})(?:s|es|d|ed|ing)?\b")
+
+
+@cache
+def _domain_matchers() -> dict[str, tuple[re.Pattern[str], ...]]:
+    return {
+        pid: tuple(_alternation([kw]) for kw in pack.keywords)
+        for pid, pack in knowledge.domain_packs().items()
+        if pid != "generic"
+    }
+
+
+@cache
+def _cue_matchers() -> dict[str, tuple[re.Pattern[str], ...]]:
+    return {pid: tuple(re.compile(c) for c in p["cues"]) for pid, p in knowledge.patterns().items()}
+
+
+class RuleIntentParser:
+    """Deterministic parser over the packs' vocabulary and the patterns' cues."""
+
+    def parse(self, text: str) -> IntentSpec:
+        """Parse `text` (already checked by the security policy)."""
+        norm = normalize(text)[:20_000]
+        scores = {
+            pid: sum(1 for m in matchers if m.search(norm))
+            for pid, matchers in _domain_matchers().items()
+        }
+        domains = tuple(sorted((p for p, s in scores.items() if s), key=lambda p: (-scores[p], p)))
+        packs = knowledge.domain_packs()
+        chosen = domains[:8] or ("generic",)
+        caps, roles = [], []
+        for pid in chosen:
+            pack = packs[pid]
+            caps += [f"{pid}.{op.name}" for op in pack.operations
+                     if op.keywords and _alternation(op.keywords).search(norm)]
+            roles += [f"{pid}.{r.name}" for r in pack.roles
+                      if r.keywords and _alternation(r.keywords).search(norm)]
+        cues = tuple(sorted(p for p, ms in _cue_matchers().items()
+                            if any(m.search(norm) for m in ms)))
+        return IntentSpec(
+            text=text, goal=_goal(norm), domains=chosen, capabilities=tuple(caps),
+            roles=tuple(roles), cues=cues, counts=_counts(norm), keywords=_keywords(norm),
+        )
+
+
+def _counts(norm: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for num, noun in _COUNT.findall(norm):
+        n = int(num) if num.isdigit() else NUMBERS.get(num, 0)
+        if 1 <= n <= 12:
+            out.setdefault(noun, n)
+    return out
+
+
+def _keywords(norm: str) -> tuple[str, ...]:
+    words = re.findall(r"[a-z][a-z0-9]+", norm)
+    seen: dict[str, None] = {}
+    for w in words:
+        if w not in _STOP and len(w) > 2:
+            seen.setdefault(w, None)
+    return tuple(seen)[:12]
+
+
+def _goal(norm: str) -> str:
+    first = re.split(r"(?<=[.!?])\s", norm, maxsplit=1)[0]
+    return first[:200].rstrip(" .!?")

@@ -1,0 +1,48 @@
+"""Plans the builders pass along: areas of work, agent plans and the topology."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from a4a.runtime.ir.spec import EdgeSpec, PatternNode
+
+
+@dataclass(frozen=True)
+class Area:
+    """A slice of a domain one specialist can own: a resource and its operations."""
+
+    domain: str
+    resource: str
+    ops: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        """Readable name of the area."""
+        return self.resource.replace("_", " ")
+
+
+@dataclass(frozen=True)
+class AgentPlan:
+    """An agent before prompts and tools are filled in."""
+
+    name: str
+    archetype: str
+    focus: str
+    areas: tuple[Area, ...] = ()
+    max_iterations: int = 10
+    writes: bool = True
+
+
+@dataclass
+class Topology:
+    """Agents, edges and the pattern tree a FrameworkBuilder produces."""
+
+    entry: str
+    agents: list[AgentPlan]
+    edges: list[EdgeSpec]
+    tree: PatternNode
+    notes: dict[str, str] = field(default_factory=dict)
+
+    def names(self) -> set[str]:
+        """Agent names in use."""
+        return {a.name for a in self.agents}

@@ -1,0 +1,269 @@
+"""FrameworkBuilder: a pattern choice and the areas of work -> agents and typed edges.
+
+One small function per pattern builds its IR shape (see templates/patterns); modifiers
+(review loops, reflection, approval gates) are applied on top of any shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import pairwise
+
+from a4a.generator.intent import IntentSpec
+from a4a.generator.plan import AgentPlan, Area, Topology
+from a4a.runtime.ir.spec import EdgeSpec, PatternNode
+
+MAX_AGENTS = 34
+
+
+@dataclass(frozen=True)
+class ShapeInput:
+    """What a shape builder needs: the intent, the areas of work (most relevant first), the
+    domain roles the request names, and how many areas the request itself touches."""
+
+    intent: IntentSpec
+    areas: tuple[Area, ...]
+    roles: tuple[AgentPlan, ...] = ()
+    hits: int = 0
+
+    def count(self, *nouns: str, default: int, lo: int = 2, hi: int = 7) -> int:
+        """A count the request asked for ("three reviewers"), else the default."""
+        for noun, n in self.intent.counts.items():
+            if any(noun.startswith(x) for x in nouns):
+                return max(lo, min(hi, n))
+        return default
+
+    def team(self, suffix: str = "specialist", hi: int = 5) -> list[AgentPlan]:
+        """The workers: the roles the request names, then specialists for uncovered areas."""
+        size = max(2, min(hi, len(self.roles) + self.hits)) if self.roles or self.hits else 3
+        covered = {a for r in self.roles for a in r.areas}
+        rest = tuple(a for a in self.areas if a not in covered)
+        team = list(self.roles[:hi]) + _specialists(rest, suffix)
+        return team[:size]
+
+
+def _e(source: str, target: str, kind: str, **kw: object) -> EdgeSpec:
+    return EdgeSpec.model_validate({"source": source, "target": target, "kind": kind, **kw})
+
+
+def _specialists(areas: tuple[Area, ...], suffix: str = "specialist") -> list[AgentPlan]:
+    names = [a.resource for a in areas]
+    def name(a: Area) -> str:
+        stem = f"{a.domain}_{a.resource}" if names.count(a.resource) > 1 else a.resource
+        return f"{stem}_{suffix}"
+
+    return [AgentPlan(name(a), "specialist", f"{a.label} work", (a,)) for a in areas]
+
+
+def _node(pattern: str, agents: list[AgentPlan]) -> PatternNode:
+    return PatternNode(pattern=pattern, agents=[a.name for a in agents])
+
+
+def single_agent(x: ShapeInput) -> Topology:
+    """One tool agent over every area."""
+    a = AgentPlan("assistant", "specialist", "the whole request", x.areas[:4], 15)
+    return Topology(a.name, [a], [], _node("single_agent", [a]))
+
+
+def prompt_chaining(x: ShapeInput) -> Topology:
+    """researcher -> (executor) -> writer, as a fixed pipeline."""
+    stages = [AgentPlan("researcher", "researcher", "gathering the facts", x.areas[:3], 8, False)]
+    if any(True for _ in x.areas):
+        stages.append(AgentPlan("executor", "executor", "making the changes", x.areas[:3], 8))
+    stages.append(AgentPlan("writer", "writer", "writing the final result", x.areas[:1], 6, False))
+    edges = [_e(a.name, b.name, "sequence") for a, b in pairwise(stages)]
+    return Topology(stages[0].name, stages, edges, _node("prompt_chaining", stages))
+
+
+def routing(x: ShapeInput) -> Topology:
+    """router -route-> one specialist per area; a generalist is the default."""
+    router = AgentPlan("router", "router", "sending each request to the right specialist", (), 4)
+    specs = x.team()
+    fallback = AgentPlan("generalist", "researcher", "requests no specialist covers", x.areas[:3],
+                         8, False)
+    edges = [_e("router", s.name, "route", condition=f"the request is about {s.areas[0].label}")
+             for s in specs]
+    edges.append(_e("router", fallback.name, "route", default=True, condition="anything else"))
+    agents = [router, *specs, fallback]
+    return Topology("router", agents, edges, _node("routing", agents))
+
+
+def parallel_sectioning(x: ShapeInput) -> Topology:
+    """splitter -parallel-> workers -> aggregator."""
+    split = AgentPlan("splitter", "coordinator", "splitting the task into independent parts", (), 4)
+    workers = x.team("worker")
+    if len(workers) < 2:
+        workers = [*workers, AgentPlan("research_worker", "researcher", "background facts",
+                                       x.areas[:2], 8, False)]
+    agg = AgentPlan("aggregator", "synthesizer", "merging the parts into one answer", (), 4)
+    edges = [_e("splitter", w.name, "parallel", join="aggregator") for w in workers]
+    edges += [_e(w.name, "aggregator", "sequence") for w in workers]
+    agents = [split, *workers, agg]
+    return Topology("splitter", agents, edges, _node("parallel_sectioning", agents))
+
+
+def voting(x: ShapeInput) -> Topology:
+    """dispatcher -parallel-> N identical voters -> judge (majority, tie-break stated)."""
+    n = x.count("voter", "reviewer", "grader", "classifier", "judge", "labeler", "annotator",
+                "analyst", "agent", "expert", "model", default=3)
+    disp = AgentPlan("dispatcher", "coordinator", "giving every voter the same task", (), 3)
+    voters = [AgentPlan(f"voter_{i + 1}", "classifier", "an independent answer", x.areas[:2], 6,
+                        False) for i in range(n)]
+    judge = AgentPlan("judge", "judge", "the majority answer; ties go to the most cautious", (), 4)
+    edges = [_e("dispatcher", v.name, "parallel", join="judge") for v in voters]
+    edges += [_e(v.name, "judge", "sequence") for v in voters]
+    agents = [disp, *voters, judge]
+    return Topology("dispatcher", agents, edges, _node("voting", agents))
+
+
+def orchestrator_workers(x: ShapeInput) -> Topology:
+    """orchestrator with one worker per area, called as tools."""
+    lead = AgentPlan("orchestrator", "coordinator", "decomposing, delegating and synthesizing",
+                     (), 12)
+    workers = x.team()
+    if len(workers) < 2:
+        workers.append(AgentPlan("researcher", "researcher", "looking things up", x.areas[:2], 8,
+                                 False))
+    edges = [_e("orchestrator", w.name, "delegate") for w in workers]
+    agents = [lead, *workers]
+    return Topology("orchestrator", agents, edges, _node("orchestrator_workers", agents))
+
+
+def supervisor(x: ShapeInput) -> Topology:
+    """supervisor -route-> worker; each worker reports back (capped loop)."""
+    sup = AgentPlan("supervisor", "coordinator", "choosing the next worker and finishing", (), 6)
+    workers = x.team()
+    if len(workers) < 2:
+        workers.append(AgentPlan("researcher", "researcher", "looking things up", x.areas[:2], 8,
+                                 False))
+    edges = [_e("supervisor", w.name, "route", default=i == 0,
+                condition=None if i == 0 else f"the next step concerns {w.focus}")
+             for i, w in enumerate(workers)]
+    edges += [_e(w.name, "supervisor", "loop", max_iterations=5,
+                 condition="the supervisor has everything it needs") for w in workers]
+    agents = [sup, *workers]
+    return Topology("supervisor", agents, edges, _node("supervisor", agents))
+
+
+def hierarchical_teams(x: ShapeInput) -> Topology:
+    """A lead over one team per domain; each team lead over its specialists (agents <= 34)."""
+    top = AgentPlan("chief_coordinator", "coordinator", "running the whole organisation", (), 12)
+    domains = list(dict.fromkeys(a.domain for a in x.areas))[:8]
+    agents, edges, children = [top], [], []
+    budget = MAX_AGENTS - 1 - len(domains)
+    for d in domains:
+        lead = AgentPlan(f"{d}_lead", "coordinator", f"the {d.replace('_', ' ')} team", (), 10)
+        areas = tuple(a for a in x.areas if a.domain == d)[: max(1, min(5, budget // len(domains)))]
+        team = _specialists(areas)
+        for s in team:
+            edges.append(_e(lead.name, s.name, "delegate"))
+        edges.insert(len(agents) - 1, _e(top.name, lead.name, "delegate"))
+        agents += [lead, *team]
+        children.append(PatternNode(pattern="orchestrator_workers",
+                                    agents=[lead.name, *(s.name for s in team)]))
+    edges.sort(key=lambda e: (e.source != top.name, [a.name for a in agents].index(e.target)))
+    tree = PatternNode(pattern="hierarchical_teams", agents=[top.name], children=children)
+    return Topology(top.name, agents, edges, tree)
+
+
+def handoff(x: ShapeInput) -> Topology:
+    """A front agent hands off to specialists, who hand back (capped) when done."""
+    front = AgentPlan("front_desk", "communicator", "talking with the user and handing off",
+                      x.areas[:1], 6, False)
+    specs = x.team()
+    edges = [_e("front_desk", s.name, "handoff") for s in specs]
+    edges += [_e(s.name, "front_desk", "loop", max_iterations=3,
+                 condition="the user's need is resolved") for s in specs]
+    agents = [front, *specs]
+    return Topology("front_desk", agents, edges, _node("handoff", agents))
+
+
+def debate(x: ShapeInput) -> Topology:
+    """N debaters argue in capped rounds, then a judge decides."""
+    n = x.count("debater", "side", "agent", "expert", "advocate", default=2, hi=5)
+    rounds = x.count("round", default=3, lo=1, hi=6)
+    deb = [AgentPlan(f"debater_{i + 1}", "debater", f"position {i + 1}", x.areas[:2], 4, False)
+           for i in range(n)]
+    judge = AgentPlan("judge", "judge", "deciding which position wins", (), 4)
+    edges = [_e(a.name, b.name, "sequence") for a, b in pairwise(deb)]
+    edges += [_e(deb[-1].name, deb[0].name, "loop", max_iterations=rounds,
+                 condition=f"{rounds} rounds are done"), _e(deb[-1].name, "judge", "sequence")]
+    agents = [*deb, judge]
+    return Topology(deb[0].name, agents, edges, _node("debate", agents))
+
+
+def map_reduce(x: ShapeInput) -> Topology:
+    """mapper lists the items, a worker processes each (dynamic, capped), a reducer merges."""
+    area = x.areas[:1]
+    mapper = AgentPlan("mapper", "researcher", "listing the items to process", area, 4, False)
+    worker = AgentPlan("item_worker", "specialist", "processing one item", x.areas[:2], 6)
+    reducer = AgentPlan("reducer", "synthesizer", "combining the per-item results", (), 4)
+    cap = x.count("item", "document", "file", "ticket", default=10, lo=2, hi=50)
+    edges = [_e("mapper", "item_worker", "parallel", join="reducer", max_iterations=cap),
+             _e("item_worker", "reducer", "sequence")]
+    agents = [mapper, worker, reducer]
+    return Topology("mapper", agents, edges, _node("map_reduce", agents))
+
+
+def group_chat(x: ShapeInput) -> Topology:
+    """A selector picks the next speaker on a shared transcript until done."""
+    sel = AgentPlan("selector", "router", "picking the next speaker and ending the chat", (), 8)
+    parts = x.team("participant")
+    if len(parts) < 2:
+        parts = [*parts, AgentPlan("critic_participant", "reviewer", "challenging ideas",
+                                   x.areas[:1], 4, False)]
+    edges = [_e("selector", p.name, "route", default=i == 0,
+                condition=None if i == 0 else f"{p.focus} is the next topic")
+             for i, p in enumerate(parts)]
+    edges += [_e(p.name, "selector", "loop", max_iterations=6,
+                 condition="the group agrees or the turn limit is reached") for p in parts]
+    agents = [sel, *parts]
+    return Topology("selector", agents, edges, _node("group_chat", agents))
+
+
+def plan_execute(x: ShapeInput) -> Topology:
+    """planner -> executor -loop-> replanner -> executor."""
+    planner = AgentPlan("planner", "planner", "writing the numbered plan", x.areas[:3], 6, False)
+    ex = AgentPlan("executor", "executor", "carrying out the plan steps", x.areas[:4], 12)
+    re_ = AgentPlan("replanner", "planner", "revising the plan after a failed step", (), 4, False)
+    edges = [_e("planner", "executor", "sequence"),
+             _e("executor", "replanner", "loop", max_iterations=3,
+                condition="every plan step is done"),
+             _e("replanner", "executor", "sequence")]
+    agents = [planner, ex, re_]
+    return Topology("planner", agents, edges, _node("plan_execute", agents))
+
+
+def evaluator_optimizer(x: ShapeInput) -> Topology:
+    """A producer, then the evaluator loop added by the modifier."""
+    base = AgentPlan("producer", "executor", "producing the result", x.areas[:4], 10)
+    return Topology(base.name, [base], [], _node("evaluator_optimizer", [base]))
+
+
+def reflection(x: ShapeInput) -> Topology:
+    """One agent; the modifier adds its self-critique loop."""
+    base = single_agent(x)
+    return Topology(base.entry, base.agents, [], _node("reflection", base.agents))
+
+
+def human_gate(x: ShapeInput) -> Topology:
+    """proposer -> approval gate -route-> executor (approved) or back to the proposer."""
+    prop = AgentPlan("proposer", "planner", "proposing the actions to take", x.areas[:3], 6, False)
+    gate = AgentPlan("approval_gate", "approver", "asking a human to approve", (), 3)
+    ex = AgentPlan("executor", "executor", "carrying out approved actions", x.areas[:3], 8)
+    edges = [_e("proposer", "approval_gate", "sequence"),
+             _e("approval_gate", "executor", "route", condition="a human approved the proposal"),
+             _e("approval_gate", "proposer", "route", default=True, max_iterations=2,
+                condition="rejected, amended or no answer")]
+    agents = [prop, gate, ex]
+    return Topology("proposer", agents, edges, _node("human_gate", agents))
+
+
+SHAPES: dict[str, Callable[[ShapeInput], Topology]] = {
+    f.__name__: f for f in (
+        single_agent, prompt_chaining, routing, parallel_sectioning, voting, orchestrator_workers,
+        supervisor, hierarchical_teams, handoff, debate, map_reduce, group_chat, plan_execute,
+        evaluator_optimizer, reflection, human_gate,
+    )
+}

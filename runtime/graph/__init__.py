@@ -1,0 +1,1 @@
+"""Graph view of the IR and the validator."""

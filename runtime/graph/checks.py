@@ -1,0 +1,184 @@
+"""Name, tool, prompt and pattern checks of a FrameworkSpec."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from functools import lru_cache
+
+import jinja2
+import jsonschema
+from jinja2.sandbox import SandboxedEnvironment
+
+from a4a.runtime import knowledge
+from a4a.runtime.graph.issues import Issue
+from a4a.runtime.ir.spec import FrameworkSpec, PatternNode
+
+RESERVED_PARAMS = frozenset({"agent_state", "global_storage", "ctx"})
+_JINJA = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
+
+
+def check_names(spec: FrameworkSpec) -> Iterator[Issue]:
+    """Unique names, an existing entry, edge endpoints that exist, no duplicate edges."""
+    names = {a.name for a in spec.agents}
+    for name, n in Counter(a.name for a in spec.agents).items():
+        if n > 1:
+            idx = [i for i, a in enumerate(spec.agents) if a.name == name][1]
+            yield Issue("agent.duplicate_name", f"agents[{idx}].name", f"agent name {name!r} is "
+                        f"used {n} times", "Give every agent a unique name.")
+    if spec.entry not in names:
+        yield Issue("entry.missing", "entry", f"entry agent {spec.entry!r} is not defined",
+                    f"Set entry to one of: {', '.join(sorted(names))}.")
+    seen: set[tuple[str, str, str]] = set()
+    for i, e in enumerate(spec.edges):
+        for end in ("source", "target"):
+            if getattr(e, end) not in names:
+                yield Issue(f"edge.unknown_{end}", f"edges[{i}].{end}", f"edge {end} "
+                            f"{getattr(e, end)!r} is not an agent",
+                            "Fix the name or add the agent.")
+        key = (e.source, e.target, e.kind)
+        if key in seen:
+            yield Issue("edge.duplicate", f"edges[{i}]", f"edge {e.source}->{e.target} "
+                        f"({e.kind}) appears twice", "Remove the duplicate.")
+        seen.add(key)
+
+
+def check_tools(spec: FrameworkSpec) -> Iterator[Issue]:
+    """Tool names unique, schemas valid, implementations registered, references resolve."""
+    tools = {t.name: t for t in spec.tools}
+    for name, n in Counter(t.name for t in spec.tools).items():
+        if n > 1:
+            yield Issue("tool.duplicate_name", "tools", f"tool name {name!r} is defined {n} times",
+                        "Give every tool a unique name.")
+    for i, t in enumerate(spec.tools):
+        yield from _check_schema(f"tools[{i}]", t.input_schema)
+        if not knowledge.resolves(t.implementation):
+            yield Issue("tool.implementation_unknown", f"tools[{i}].implementation",
+                        f"implementation {t.implementation!r} is not registered",
+                        "Use a world operation of a shipped pack, a builtin or a vetted MCP tool.")
+    sub = {e.source: set() for e in spec.edges}
+    for e in spec.edges:
+        if e.kind == "delegate":
+            sub[e.source].add(e.target)
+    for i, a in enumerate(spec.agents):
+        yield from _check_agent_tools(spec, i, tools, sub.get(a.name, set()))
+
+
+@lru_cache(maxsize=4096)
+def _schema_error(text: str) -> str | None:
+    try:
+        jsonschema.Draft202012Validator.check_schema(json.loads(text))
+    except jsonschema.SchemaError as err:
+        return err.message
+    return None
+
+
+def _check_schema(path: str, schema: dict) -> Iterator[Issue]:
+    error = _schema_error(json.dumps(schema, sort_keys=True))
+    if error:
+        yield Issue("tool.schema_invalid", f"{path}.input_schema", f"not a valid JSON Schema: "
+                    f"{error}", "Fix the schema.")
+        return
+    if schema.get("type") != "object":
+        yield Issue("tool.schema_invalid", f"{path}.input_schema", "input_schema must be an "
+                    "object schema", "Set `type: object` and list `properties`.")
+    props = schema.get("properties") or {}
+    for name in sorted(RESERVED_PARAMS & set(props)):
+        yield Issue("tool.reserved_param", f"{path}.input_schema.properties.{name}",
+                    f"parameter name {name!r} is reserved for the runtime", "Rename it.")
+
+
+def _check_agent_tools(spec: FrameworkSpec, i: int, tools: dict, children: set[str]
+                       ) -> Iterator[Issue]:
+    agent = spec.agents[i]
+    own = agent.tool_names()
+    for j, name in enumerate(own):
+        if name not in tools:
+            yield Issue("tool.unresolved", f"agents[{i}].tools[{j}]", f"agent {agent.name!r} "
+                        f"uses undefined tool {name!r}", "Define the tool in `tools` or drop it.")
+        if name in children:
+            yield Issue("tool.name_collision", f"agents[{i}].tools[{j}]", f"tool {name!r} has the "
+                        "name of a sub-agent of the same agent", "Rename the tool or the agent.")
+    mcp = [f"{s.name}__{t}" for s in agent.mcp_servers
+           for t in knowledge.mcp_registry().get(s.id or "", {}).get("tools", [])]
+    for name in sorted(set(mcp) & set(own)):
+        yield Issue("tool.name_collision", f"agents[{i}].tools", f"tool {name!r} collides with an "
+                    "MCP tool after namespacing", "Rename the tool.")
+    for j, stop in enumerate(agent.stop_tools):
+        if stop not in own:
+            yield Issue("stop_tool.unknown", f"agents[{i}].stop_tools[{j}]", f"stop tool {stop!r}"
+                        " is not one of the agent's tools", "Add the tool or drop the stop tool.")
+    declared = {s.name for s in agent.sub_agents}
+    if declared and declared != children:
+        yield Issue("sub_agents.mismatch", f"agents[{i}].sub_agents", f"sub_agents of "
+                    f"{agent.name!r} do not match its delegate edges", "Make them agree.")
+    if len(set(own)) != len(own):
+        yield Issue("tool.duplicate_ref", f"agents[{i}].tools", f"agent {agent.name!r} lists a "
+                    "tool twice", "List each tool once.")
+
+
+def check_prompts(spec: FrameworkSpec) -> Iterator[Issue]:
+    """Jinja prompts render with StrictUndefined on the variables the runtime provides."""
+    context = {v: f"<{v}>" for v in knowledge.PROMPT_VARIABLES}
+    for i, a in enumerate(spec.agents):
+        if a.system_prompt_type != "jinja":
+            continue
+        try:
+            _JINJA.from_string(a.system_prompt).render(context)
+        except jinja2.TemplateError as err:
+            yield Issue("prompt.render", f"agents[{i}].system_prompt", f"the prompt template "
+                        f"does not render: {err}", "Use only the variables "
+                        f"{', '.join(sorted(knowledge.PROMPT_VARIABLES))}.")
+
+
+def check_patterns(spec: FrameworkSpec) -> Iterator[Issue]:
+    """Pattern ids exist; the pattern tree names real agents; roles are known archetypes."""
+    known = knowledge.patterns()
+    names = {a.name for a in spec.agents}
+    if spec.pattern not in known:
+        yield Issue("pattern.unknown", "pattern", f"unknown pattern {spec.pattern!r}",
+                    f"Use one of: {', '.join(sorted(known))}.")
+    if spec.patterns.pattern != spec.pattern:
+        yield Issue("pattern.root_mismatch", "patterns.pattern", "the pattern tree's root is "
+                    f"{spec.patterns.pattern!r}, not {spec.pattern!r}", "Make them agree.")
+    stack: list[tuple[str, PatternNode]] = [("patterns", spec.patterns)]
+    while stack:
+        path, node = stack.pop()
+        if node.pattern not in known:
+            yield Issue("pattern.unknown", f"{path}.pattern", f"unknown pattern {node.pattern!r}",
+                        "Use a shipped pattern id.")
+        for j, name in enumerate(node.agents):
+            if name not in names:
+                yield Issue("pattern.agent_unknown", f"{path}.agents[{j}]", f"pattern node "
+                            f"names unknown agent {name!r}", "Fix the name.")
+        stack.extend((f"{path}.children[{k}]", c) for k, c in enumerate(node.children))
+    roles = knowledge.archetypes()
+    for i, a in enumerate(spec.agents):
+        if a.role not in roles:
+            yield Issue("role.unknown", f"agents[{i}].role", f"unknown role {a.role!r}",
+                        "Use a role archetype id from templates/roles.", "warning")
+
+
+def check_trust(spec: FrameworkSpec) -> Iterator[Issue]:
+    """Generated frameworks carry no import bindings and only vetted MCP servers."""
+    generated = spec.provenance is not None and spec.provenance.builder != "hand"
+    registry = knowledge.mcp_registry()
+    for i, t in enumerate(spec.tools):
+        if t.implementation.startswith("binding:") and generated:
+            yield Issue("binding.untrusted", f"tools[{i}].implementation", "a generated "
+                        "framework carries an import-path binding", "Use a registered "
+                        "implementation.")
+    for i, a in enumerate(spec.agents):
+        for j, t in enumerate(a.tools):
+            binding = getattr(t, "binding", None)
+            if binding and (generated or binding not in knowledge.NEXAU_BINDINGS):
+                yield Issue("binding.untrusted", f"agents[{i}].tools[{j}].binding",
+                            f"import-path binding {binding!r} is not allowlisted",
+                            "Use a registered implementation, or run with --trust for a "
+                            "hand-written config.", "error" if generated else "warning")
+        for j, s in enumerate(a.mcp_servers):
+            if generated and (s.id not in registry or s.command or s.args):
+                yield Issue("mcp.unvetted", f"agents[{i}].mcp_servers[{j}]", f"MCP server "
+                            f"{s.name!r} is not bound from the vetted registry by id",
+                            f"Use an id from: {', '.join(sorted(registry))}.")

@@ -1,0 +1,191 @@
+"""Domain packs: the typed worlds a4a builds tools and environments from.
+
+A pack is pure data (``templates/domains/<id>.yaml``): resources with typed fields and
+seed values, operations over them (each becomes a tool with a JSON-Schema input), and the
+vocabulary the intent parser matches requests against.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+IDENT = r"^[a-z][a-z0-9_]{0,47}$"
+FieldType = Literal["string", "integer", "number", "boolean", "array", "date", "ref"]
+Action = Literal["list", "search", "get", "create", "update", "delete", "add_to", "remove_from"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class FieldSpec(_Strict):
+    """One typed field of a resource."""
+
+    name: str = Field(pattern=IDENT, description="Field name, snake_case.")
+    type: FieldType = Field(description="Value type; `ref` points at another resource's id.")
+    description: str = Field(default="", description="What the field holds.")
+    enum: list[str] | None = Field(default=None, description="Allowed values for a string field.")
+    ref: str | None = Field(default=None, description="Target resource name when type is `ref`.")
+    items: Literal["string", "integer", "ref"] | None = Field(
+        default=None, description="Element type when type is `array`."
+    )
+    seed: list[Any] = Field(
+        default_factory=list,
+        description="Values the seed generator draws from (deterministically, per seed).",
+    )
+
+
+class ResourceSpec(_Strict):
+    """A kind of record in the world (an issue, an order, a patient)."""
+
+    name: str = Field(pattern=IDENT, description="Resource name, singular snake_case.")
+    description: str = Field(description="What one record represents.")
+    id_prefix: str = Field(pattern=r"^[A-Z]{2,5}$", description="Prefix of generated ids.")
+    fields: list[FieldSpec] = Field(description="Typed fields; `id` is implicit.")
+    seed_count: int = Field(default=6, ge=1, le=50, description="Records seeded per world.")
+
+
+class ParamSpec(_Strict):
+    """One input parameter of an operation (becomes a JSON-Schema property)."""
+
+    name: str = Field(pattern=IDENT, description="Parameter name.")
+    type: FieldType = Field(description="Parameter type.")
+    description: str = Field(description="What the caller passes.")
+    required: bool = Field(default=False, description="Whether the call must pass it.")
+    enum: list[str] | None = Field(default=None, description="Allowed values.")
+    items: Literal["string", "integer"] | None = Field(default=None, description="Array items.")
+
+
+class OperationSpec(_Strict):
+    """An operation on a resource: a tool with semantics the world engine can execute."""
+
+    name: str = Field(pattern=IDENT, description="Tool name, verb first (close_issue).")
+    description: str = Field(description="One or two sentences a model reads to pick the tool.")
+    action: Action = Field(description="Generic semantics the world engine applies.")
+    resource: str = Field(description="Resource the operation acts on.")
+    params: list[ParamSpec] = Field(default_factory=list, description="Inputs.")
+    field: str | None = Field(
+        default=None, description="List field changed by add_to / remove_from."
+    )
+    set: dict[str, Any] = Field(
+        default_factory=dict, description="Constant field values written by create / update."
+    )
+    requires: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Field values the target record must have (else `invalid_state`).",
+    )
+    forbids: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Field values the target record must not have (else `not_allowed`).",
+    )
+    keywords: list[str] = Field(default_factory=list, description="Request words that cue it.")
+
+    @property
+    def writes(self) -> bool:
+        """Whether the operation changes the world."""
+        return self.action not in ("list", "search", "get")
+
+
+class RoleHint(_Strict):
+    """A domain-specific role name mapped onto a generic archetype."""
+
+    name: str = Field(pattern=IDENT, description="Role name as used in this domain (triager).")
+    archetype: str = Field(description="Archetype id from templates/roles.")
+    description: str = Field(description="What this role does in the domain.")
+    keywords: list[str] = Field(default_factory=list, description="Request words that cue it.")
+
+
+class DomainPack(_Strict):
+    """A domain: vocabulary, resources and operations."""
+
+    id: str = Field(pattern=IDENT, description="Pack id (code_hosting).")
+    title: str = Field(description="Human title.")
+    description: str = Field(description="What the domain covers.")
+    keywords: list[str] = Field(description="Request words and phrases that select the pack.")
+    resources: list[ResourceSpec] = Field(description="Record kinds.")
+    operations: list[OperationSpec] = Field(description="Operations (tools).")
+    roles: list[RoleHint] = Field(default_factory=list, description="Domain role names.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> DomainPack:
+        problems = pack_problems(self)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    def operation(self, name: str) -> OperationSpec | None:
+        """The operation called `name`, if any."""
+        return next((op for op in self.operations if op.name == name), None)
+
+
+def pack_problems(pack: DomainPack) -> list[str]:
+    """Every cross-reference problem inside a pack (empty when sound)."""
+    out: list[str] = []
+    res = {r.name: r for r in pack.resources}
+    if len(res) != len(pack.resources):
+        out.append("duplicate resource names")
+    if len({o.name for o in pack.operations}) != len(pack.operations):
+        out.append("duplicate operation names")
+    for r in pack.resources:
+        names = [f.name for f in r.fields]
+        if "id" in names or len(set(names)) != len(names):
+            out.append(f"resource {r.name}: `id` is implicit and field names must be unique")
+        out += [
+            f"resource {r.name}.{f.name}: ref to unknown resource {f.ref!r}"
+            for f in r.fields
+            if (f.type == "ref" or f.items == "ref") and f.ref not in res
+        ]
+    for op in pack.operations:
+        out += _operation_problems(op, res)
+    return out
+
+
+def _operation_problems(op: OperationSpec, res: dict[str, ResourceSpec]) -> list[str]:
+    if op.resource not in res:
+        return [f"operation {op.name}: unknown resource {op.resource!r}"]
+    fields = {f.name: f for f in res[op.resource].fields}
+    out = [
+        f"operation {op.name}: `{key}` names unknown field {k!r}"
+        for key, mapping in (("set", op.set), ("requires", op.requires), ("forbids", op.forbids))
+        for k in mapping
+        if k not in fields
+    ]
+    if op.action in ("add_to", "remove_from") and (
+        op.field not in fields or fields[op.field].type != "array"
+    ):
+        out.append(f"operation {op.name}: `field` must name an array field of {op.resource}")
+    elif op.action in ("add_to", "remove_from") and not any(p.name == op.field for p in op.params):
+        out.append(f"operation {op.name}: needs a parameter named like its field {op.field!r}")
+    needs_id = op.action in ("get", "update", "delete", "add_to", "remove_from")
+    id_param = f"{op.resource}_id"
+    if needs_id and not any(p.name == id_param and p.required for p in op.params):
+        out.append(f"operation {op.name}: needs a required `{id_param}` parameter")
+    if len({p.name for p in op.params}) != len(op.params):
+        out.append(f"operation {op.name}: duplicate parameter names")
+    return out
+
+
+def input_schema(op: OperationSpec) -> dict[str, Any]:
+    """The JSON Schema of an operation's input, as a tool exposes it."""
+    props: dict[str, Any] = {}
+    for p in op.params:
+        prop: dict[str, Any] = {"description": p.description}
+        if p.type in ("ref", "date"):
+            prop["type"] = "string"
+            if p.type == "date":
+                prop["format"] = "date"
+        elif p.type == "array":
+            prop["type"] = "array"
+            prop["items"] = {"type": p.items or "string"}
+        else:
+            prop["type"] = p.type
+        if p.enum:
+            prop["enum"] = list(p.enum)
+        props[p.name] = prop
+    required = [p.name for p in op.params if p.required]
+    schema: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
+    if required:
+        schema["required"] = required
+    return schema

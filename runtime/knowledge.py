@@ -1,0 +1,93 @@
+"""Read-only access to the data in templates/ (packs, patterns, roles, MCP registry).
+
+The runtime reads the shipped data files; it imports no code from other layers.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from a4a.runtime.ir.domain import DomainPack
+from a4a.runtime.loader.yamlio import load_yaml_text
+
+# Builtin tools the runtime provides (implementation `builtin:<name>`).
+BUILTIN_TOOLS: frozenset[str] = frozenset(
+    {"calculator", "read_file", "write_file", "list_files", "web_search", "web_read",
+     "http_get", "ask_human", "current_time"}
+)
+# Builtins that reach the network: off at run time unless enabled; never generated.
+NETWORK_BUILTINS: frozenset[str] = frozenset({"web_search", "web_read", "http_get"})
+# NexAU builtin bindings honoured without a trust flag, mapped to a4a builtins.
+NEXAU_BINDINGS: dict[str, str] = {
+    "nexau.archs.tool.builtin.web_tool:web_search": "web_search",
+    "nexau.archs.tool.builtin.web_tool:web_read": "web_read",
+    "nexau.archs.tool.builtin.file_tools:read_file": "read_file",
+    "nexau.archs.tool.builtin.file_tools:write_file": "write_file",
+    "nexau.archs.tool.builtin.file_tools:list_files": "list_files",
+}
+# Variables a jinja system prompt may use; the runtime provides them.
+PROMPT_VARIABLES: frozenset[str] = frozenset(
+    {"date", "task", "agent_name", "framework_name", "tools", "sub_agents"}
+)
+
+
+def _files(folder: str) -> list[tuple[str, str]]:
+    root = resources.files("a4a.templates").joinpath(folder)
+    return sorted(
+        (p.name, p.read_text(encoding="utf-8")) for p in root.iterdir() if p.name.endswith(".yaml")
+    )
+
+
+def _read(relpath: str) -> Any:
+    text = resources.files("a4a.templates").joinpath(relpath).read_text(encoding="utf-8")
+    return load_yaml_text(text, relpath)
+
+
+@cache
+def domain_packs() -> dict[str, DomainPack]:
+    """Every shipped domain pack by id."""
+    packs = [
+        DomainPack.model_validate(load_yaml_text(text, f"domains/{name}"))
+        for name, text in _files("domains")
+    ]
+    return {p.id: p for p in packs}
+
+
+@cache
+def patterns() -> dict[str, dict[str, Any]]:
+    """Every shipped workflow pattern by id (raw data; the generator types it)."""
+    rows = [load_yaml_text(text, f"patterns/{name}") for name, text in _files("patterns")]
+    return {r["id"]: r for r in rows}
+
+
+@cache
+def archetypes() -> dict[str, dict[str, Any]]:
+    """Role archetypes by id."""
+    return {a["id"]: a for a in _read("roles/archetypes.yaml")["archetypes"]}
+
+
+@cache
+def mcp_registry() -> dict[str, dict[str, Any]]:
+    """Vetted MCP servers by id."""
+    return {s["id"]: s for s in _read("mcp/registry.yaml")["servers"]}
+
+
+def resolves(implementation: str) -> bool:
+    """Whether an implementation reference names something registered."""
+    kind, _, ref = implementation.partition(":")
+    if kind == "builtin":
+        return ref in BUILTIN_TOOLS
+    if kind == "sandbox":
+        return ref == "python"
+    if kind == "binding":
+        return True  # an import path: resolvable only under trust; check_trust reports it
+    head, _, tail = ref.partition(".")
+    if kind == "world":
+        pack = domain_packs().get(head)
+        return pack is not None and pack.operation(tail) is not None
+    if kind == "mcp":
+        server = mcp_registry().get(head)
+        return server is not None and tail in server["tools"]
+    return False

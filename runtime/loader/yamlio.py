@@ -1,0 +1,179 @@
+"""Safe YAML in and canonical YAML out.
+
+Loading is `safe_load` only, behind caps checked on the event stream before anything is
+constructed: size, nesting depth, no anchors or aliases (YAML bombs), no explicit tags.
+Dumping is canonical: sorted keys, block style, so the same data gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from a4a.runtime.errors import SpecError
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_BYTES = 1_000_000
+MAX_DEPTH = 32
+_STANDARD_TAGS = frozenset(
+    f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq")
+)
+
+
+def _fail(code: str, message: str, hint: str, source: str) -> SpecError:
+    return SpecError(code, message, hint, source=source)
+
+
+def _check_events(text: str, source: str, max_depth: int) -> None:
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                raise _fail(
+                    "yaml.alias",
+                    f"{source}: anchors and aliases are not allowed",
+                    "Write the repeated value out in full.",
+                    source,
+                )
+            tag = getattr(event, "tag", None)
+            if tag and tag not in _STANDARD_TAGS and tag != "!":
+                raise _fail(
+                    "yaml.tag",
+                    f"{source}: explicit tag {tag!r} is not allowed",
+                    "Remove the tag; a4a reads plain YAML data only.",
+                    source,
+                )
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > max_depth:
+                    raise _fail(
+                        "yaml.too_deep",
+                        f"{source}: nesting deeper than {max_depth} levels",
+                        "Flatten the document.",
+                        source,
+                    )
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError as err:
+        raise _fail("yaml.syntax", f"{source}: {err}", "Fix the YAML syntax.", source) from err
+
+
+def load_yaml_text(
+    text: str | bytes, source: str = "<text>", max_bytes: int = MAX_BYTES,
+    max_depth: int = MAX_DEPTH,
+) -> Any:
+    """Parse YAML text safely; raises SpecError with a yaml.* code."""
+    if len(text) > max_bytes:
+        raise _fail(
+            "yaml.too_large",
+            f"{source}: {len(text)} bytes exceeds the {max_bytes}-byte cap",
+            "Split the file or remove bulk data.",
+            source,
+        )
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise _fail("yaml.encoding", f"{source}: not UTF-8", "Save as UTF-8.", source) from err
+    _check_events(text, source, max_depth)
+    loader = _Loader(text)  # the (C) safe loader, only after the caps above held
+    try:
+        return loader.get_single_data()
+    except yaml.YAMLError as err:
+        raise _fail("yaml.syntax", f"{source}: {err}", "Fix the YAML syntax.", source) from err
+    finally:
+        loader.dispose()
+
+
+def load_yaml_file(path: Path, max_bytes: int = MAX_BYTES) -> Any:
+    """Read and parse a YAML file with the same caps (size checked before reading)."""
+    try:
+        size = path.stat().st_size
+    except OSError as err:
+        raise SpecError("file.missing", f"{path}: cannot read ({err.strerror})",
+                        "Check the path.", source=str(path)) from err
+    if size > max_bytes:
+        raise _fail("yaml.too_large", f"{path}: {size} bytes exceeds the {max_bytes}-byte cap",
+                    "Split the file or remove bulk data.", str(path))
+    return load_yaml_text(path.read_bytes(), str(path), max_bytes)
+
+
+def dump_yaml(data: Any) -> str:
+    """Canonical YAML of JSON-like data: sorted keys, block style, literal multi-line strings.
+
+    A small emitter of our own (PyYAML's representer dominated build time); a property test
+    checks that the safe loader reads back exactly what was dumped.
+    """
+    out: list[str] = []
+    _emit(data, 0, out)
+    return "".join(out)
+
+
+_PLAIN = re.compile(r"^[A-Za-z][A-Za-z0-9_./-]*$")
+_RESERVED = frozenset("y n yes no on off true false null".split())
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return json.dumps(value) if math.isfinite(value) else ("-.inf" if value < 0 else
+                                                               ".inf" if value > 0 else ".nan")
+    text = str(value)
+    if _PLAIN.match(text) and text.lower() not in _RESERVED:
+        return text
+    ascii_only = not text.replace("\n", "").replace("\t", "").isprintable()
+    return json.dumps(text, ensure_ascii=ascii_only)
+
+
+def _literal_ok(text: str) -> bool:
+    return ("\n" in text and not text.startswith((" ", "\n")) and not text.endswith("\n\n")
+            and text.replace("\n", "").isprintable()
+            and " \n" not in text and not text.endswith(" "))
+
+
+def _emit(value: Any, indent: int, out: list[str]) -> None:
+    pad = " " * indent
+    if isinstance(value, dict):
+        if not value:
+            out.append(f"{pad}{{}}\n")
+        for key in sorted(value):
+            _item(f"{pad}{_scalar(str(key))}:", value[key], indent, out)
+    elif isinstance(value, list | tuple):
+        if not value:
+            out.append(f"{pad}[]\n")
+        for item in value:
+            _item(f"{pad}-", item, indent, out, in_list=True)
+    else:
+        out.append(f"{pad}{_scalar(value)}\n")
+
+
+def _item(head: str, value: Any, indent: int, out: list[str], in_list: bool = False) -> None:
+    if isinstance(value, dict | list | tuple) and value:
+        if in_list and isinstance(value, dict):
+            inner: list[str] = []
+            _emit(value, indent + 2, inner)
+            out.append(head + " " + inner[0].lstrip(" "))
+            out.extend(inner[1:])
+        else:
+            out.append(head + "\n")
+            _emit(value, indent + (2 if isinstance(value, dict) or in_list else 0), out)
+    elif isinstance(value, str) and _literal_ok(value):
+        chomp = "" if value.endswith("\n") else "-"
+        body = value[:-1] if value.endswith("\n") else value
+        lines = "".join(f"{' ' * (indent + 2)}{line}\n" if line else "\n"
+                        for line in body.split("\n"))
+        out.append(f"{head} |{chomp}\n{lines}")
+    else:
+        rest: list[str] = []
+        _emit(value, 0, rest)
+        out.append(f"{head} {rest[0]}")
