@@ -36,8 +36,27 @@ def areas_for(intent: IntentSpec) -> tuple[Area, ...]:
     return tuple(r[3] for r in rows)
 
 
+def _related(words: list[str], area: Area) -> bool:
+    stems = {w[:5] for w in words if len(w) >= 4}
+    names = [area.resource, *area.ops]
+    return any(part[:5] in stems for n in names for part in n.split("_") if len(part) >= 4)
+
+
+def named_for(intent: IntentSpec, areas: tuple[Area, ...]) -> tuple[AgentPlan, ...]:
+    """Agent plans for agents the request names itself ("a returns agent")."""
+    out = []
+    for slug in intent.named_agents:
+        words = slug.split("_")
+        mine = tuple(a for a in areas if _related(words, a))[:2] or areas[:1]
+        label = " ".join(words)
+        out.append(AgentPlan(slug, "specialist", label, mine))
+    return tuple(out)
+
+
 def roles_for(intent: IntentSpec, areas: tuple[Area, ...]) -> tuple[AgentPlan, ...]:
-    """Agent plans for the domain roles the request names, each with its areas of work."""
+    """Agent plans for the agents the request names, else the domain roles it mentions."""
+    if intent.named_agents:
+        return named_for(intent, areas)
     packs = knowledge.domain_packs()
     out = []
     for ref in intent.roles:

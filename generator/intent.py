@@ -39,6 +39,8 @@ class IntentSpec:
     cues: tuple[str, ...]
     counts: dict[str, int] = field(default_factory=dict)
     keywords: tuple[str, ...] = ()
+    weak_cues: tuple[str, ...] = ()
+    named_agents: tuple[str, ...] = ()
 
 
 class IntentParser(Protocol):
@@ -71,8 +73,21 @@ def _domain_matchers() -> dict[str, tuple[re.Pattern[str], ...]]:
 
 
 @cache
-def _cue_matchers() -> dict[str, tuple[re.Pattern[str], ...]]:
-    return {pid: tuple(re.compile(c) for c in p["cues"]) for pid, p in knowledge.patterns().items()}
+def _cue_matchers(key: str = "cues") -> dict[str, tuple[re.Pattern[str], ...]]:
+    return {pid: tuple(re.compile(c) for c in p.get(key, ()))
+            for pid, p in knowledge.patterns().items()}
+
+
+def _cued(norm: str, key: str) -> tuple[str, ...]:
+    return tuple(sorted(p for p, ms in _cue_matchers(key).items()
+                        if any(m.search(norm) for m in ms)))
+
+
+def select_domains(scores: dict[str, int]) -> tuple[str, ...]:
+    """The best-scoring domains, plus any other with at least two distinct keyword hits."""
+    top = max(scores.values(), default=0)
+    keep = [p for p, s in scores.items() if s and (s == top or s >= 1)]
+    return tuple(sorted(keep, key=lambda p: (-scores[p], p)))
 
 
 class RuleIntentParser:
@@ -85,7 +100,7 @@ class RuleIntentParser:
             pid: sum(1 for m in matchers if m.search(norm))
             for pid, matchers in _domain_matchers().items()
         }
-        domains = tuple(sorted((p for p, s in scores.items() if s), key=lambda p: (-scores[p], p)))
+        domains = select_domains(scores)
         packs = knowledge.domain_packs()
         chosen = domains[:8] or ("generic",)
         caps, roles = [], []
@@ -95,12 +110,34 @@ class RuleIntentParser:
                      if op.keywords and _alternation(op.keywords).search(norm)]
             roles += [f"{pid}.{r.name}" for r in pack.roles
                       if r.keywords and _alternation(r.keywords).search(norm)]
-        cues = tuple(sorted(p for p, ms in _cue_matchers().items()
-                            if any(m.search(norm) for m in ms)))
         return IntentSpec(
             text=text, goal=_goal(norm), domains=chosen, capabilities=tuple(caps),
-            roles=tuple(roles), cues=cues, counts=_counts(norm), keywords=_keywords(norm),
+            roles=tuple(roles), cues=_cued(norm, "cues"), counts=_counts(norm),
+            keywords=_keywords(norm), weak_cues=_cued(norm, "weak_cues"),
+            named_agents=named_agents(norm),
         )
+
+
+_ROLE_NOUNS = ("agent|agents|expert|specialist|clerk|liaison|guide|handler|drafter|archiver|"
+               "counter|analyst|reviewer|writer|editor|researcher|checker|scout|advisor|"
+               "assistant|bot|coordinator|responder|scheduler|tracker|monitor|auditor|"
+               "translator|summarizer|summariser|classifier|planner|negotiator|recruiter")
+_NAMED = re.compile(rf"\b(?:an?|one|the) ((?:[a-z][a-z-]*[ ]){{1,2}}?)({_ROLE_NOUNS})\b")
+_NOT_NAMES = frozenset("single simple small helpful little lead worker second third first other "
+                       "separate new ai llm smart dedicated final main ai-powered each".split())
+
+
+def named_agents(norm: str) -> tuple[str, ...]:
+    """Agents the request names in a list ("an orders agent, a returns agent"), as slugs."""
+    out: dict[str, None] = {}
+    for mod, noun in _NAMED.findall(norm):
+        words = [w for w in mod.split() if w not in _STOP and w not in _NOT_NAMES]
+        if not words or len(words) != len(mod.split()):
+            continue
+        slug = re.sub(r"[^a-z0-9]+", "_", " ".join([*words, noun.rstrip("s")])).strip("_")
+        if slug and slug[0].isalpha():
+            out.setdefault(slug[:40], None)
+    return tuple(out)[:8] if len(out) >= 2 else ()
 
 
 def _counts(norm: str) -> dict[str, int]:

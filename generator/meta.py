@@ -43,8 +43,16 @@ class RuleMetaAgent:
             structural.insert(0, "hierarchical_teams")
         if structural:
             return PatternChoice(structural[0], modifiers)
+        if "evaluator_optimizer" in modifiers:  # a second agent that critiques: its own shape
+            return PatternChoice("evaluator_optimizer", modifiers)
+        if "reflection" in modifiers:
+            return PatternChoice("reflection", modifiers)
         if "single_agent" in cues:
             return PatternChoice("single_agent", modifiers)
-        if modifiers:
-            return PatternChoice(modifiers[0], modifiers[1:])
-        return PatternChoice("single_agent", ())
+        if "human_gate" in modifiers:
+            return PatternChoice("human_gate", modifiers)
+        weak = sorted((c for c in intent.weak_cues if c not in MODIFIERS),
+                      key=lambda c: (pats[c]["priority"], c))
+        if weak or intent.named_agents:
+            return PatternChoice(weak[0] if weak else "orchestrator_workers", modifiers)
+        return PatternChoice("single_agent", modifiers)

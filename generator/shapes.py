@@ -34,8 +34,10 @@ class ShapeInput:
                 return max(lo, min(hi, n))
         return default
 
-    def team(self, suffix: str = "specialist", hi: int = 5) -> list[AgentPlan]:
+    def team(self, suffix: str = "specialist", hi: int = 4) -> list[AgentPlan]:
         """The workers: the roles the request names, then specialists for uncovered areas."""
+        if self.intent.named_agents:
+            return list(self.roles[:8])
         size = max(2, min(hi, len(self.roles) + self.hits)) if self.roles or self.hits else 3
         covered = {a for r in self.roles for a in r.areas}
         rest = tuple(a for a in self.areas if a not in covered)
@@ -150,12 +152,15 @@ def hierarchical_teams(x: ShapeInput) -> Topology:
     """A lead over one team per domain; each team lead over its specialists (agents <= 34)."""
     top = AgentPlan("chief_coordinator", "coordinator", "running the whole organisation", (), 12)
     domains = list(dict.fromkeys(a.domain for a in x.areas))[:8]
+    if len(domains) < 2:  # one domain: a team per area, each with a researcher and an executor
+        return _area_teams(x, top)
     agents, edges, children = [top], [], []
-    budget = MAX_AGENTS - 1 - len(domains)
+    per_team = max(1, min(5, (MAX_AGENTS - 1 - len(domains)) // len(domains)))
+    chosen = tuple(a for d in domains for a in [b for b in x.areas if b.domain == d][:per_team])
+    specialists = dict(zip(chosen, _specialists(chosen), strict=True))
     for d in domains:
         lead = AgentPlan(f"{d}_lead", "coordinator", f"the {d.replace('_', ' ')} team", (), 10)
-        areas = tuple(a for a in x.areas if a.domain == d)[: max(1, min(5, budget // len(domains)))]
-        team = _specialists(areas)
+        team = [s for a, s in specialists.items() if a.domain == d]
         for s in team:
             edges.append(_e(lead.name, s.name, "delegate"))
         edges.insert(len(agents) - 1, _e(top.name, lead.name, "delegate"))
@@ -165,6 +170,24 @@ def hierarchical_teams(x: ShapeInput) -> Topology:
     edges.sort(key=lambda e: (e.source != top.name, [a.name for a in agents].index(e.target)))
     tree = PatternNode(pattern="hierarchical_teams", agents=[top.name], children=children)
     return Topology(top.name, agents, edges, tree)
+
+
+def _area_teams(x: ShapeInput, top: AgentPlan) -> Topology:
+    agents, edges, children = [top], [], []
+    for area in x.areas[:5]:
+        lead = AgentPlan(f"{area.resource}_lead", "coordinator", f"the {area.label} team", (), 8)
+        team = [AgentPlan(f"{area.resource}_researcher", "researcher", f"{area.label} facts",
+                          (area,), 6, False),
+                AgentPlan(f"{area.resource}_executor", "executor", f"{area.label} changes",
+                          (area,), 6)]
+        edges.append(_e(top.name, lead.name, "delegate"))
+        edges += [_e(lead.name, m.name, "delegate") for m in team]
+        agents += [lead, *team]
+        children.append(PatternNode(pattern="orchestrator_workers",
+                                    agents=[lead.name, *(m.name for m in team)]))
+    edges.sort(key=lambda e: (e.source != top.name, [a.name for a in agents].index(e.target)))
+    return Topology(top.name, agents, edges,
+                    PatternNode(pattern="hierarchical_teams", agents=[top.name], children=children))
 
 
 def handoff(x: ShapeInput) -> Topology:

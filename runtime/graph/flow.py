@@ -136,9 +136,9 @@ def _check_successors(spec: FrameworkSpec, source: str, rows: list[tuple[int, Ed
 def _check_fanout(spec: FrameworkSpec, source: str, branches: list[tuple[int, EdgeSpec]]
                   ) -> Iterator[Issue]:
     at = f"edges[{branches[0][0]}]"
-    if len(branches) < 2:
+    if len(branches) < 2 and not branches[0][1].max_iterations:
         yield Issue("parallel.single_branch", at, f"fan-out from {source!r} has one branch",
-                    "Use a sequence edge, or add branches.")
+                    "Add branches, or set max_iterations to map over a runtime list.")
     joins = {e.join for _, e in branches}
     if len(joins) > 1:
         yield Issue("parallel.join_mismatch", at, f"branches from {source!r} name different "
