@@ -58,18 +58,21 @@ def normalize(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def _alternation(words: list[str]) -> re.Pattern[str]:
+@cache
+def _alternation(words: tuple[str, ...]) -> re.Pattern[str]:
     alts = "|".join(re.escape(w.lower()) for w in sorted(set(words), key=lambda w: (-len(w), w)))
     return re.compile(rf"\b(?:{alts})(?:s|es|d|ed|ing)?\b")
 
 
 @cache
-def _domain_matchers() -> dict[str, tuple[re.Pattern[str], ...]]:
-    return {
-        pid: tuple(_alternation([kw]) for kw in pack.keywords)
-        for pid, pack in knowledge.domain_packs().items()
-        if pid != "generic"
-    }
+def _domain_matchers() -> dict[str, re.Pattern[str]]:
+    return {pid: _alternation(tuple(pack.keywords))
+            for pid, pack in knowledge.domain_packs().items() if pid != "generic"}
+
+
+def domain_scores(norm: str) -> dict[str, int]:
+    """Distinct keywords of each pack found in the normalised text."""
+    return {pid: len(set(m.findall(norm))) for pid, m in _domain_matchers().items()}
 
 
 @cache
@@ -96,20 +99,16 @@ class RuleIntentParser:
     def parse(self, text: str) -> IntentSpec:
         """Parse `text` (already checked by the security policy)."""
         norm = normalize(text)[:20_000]
-        scores = {
-            pid: sum(1 for m in matchers if m.search(norm))
-            for pid, matchers in _domain_matchers().items()
-        }
-        domains = select_domains(scores)
+        domains = select_domains(domain_scores(norm))
         packs = knowledge.domain_packs()
         chosen = domains[:8] or ("generic",)
         caps, roles = [], []
         for pid in chosen:
             pack = packs[pid]
             caps += [f"{pid}.{op.name}" for op in pack.operations
-                     if op.keywords and _alternation(op.keywords).search(norm)]
+                     if op.keywords and _alternation(tuple(op.keywords)).search(norm)]
             roles += [f"{pid}.{r.name}" for r in pack.roles
-                      if r.keywords and _alternation(r.keywords).search(norm)]
+                      if r.keywords and _alternation(tuple(r.keywords)).search(norm)]
         return IntentSpec(
             text=text, goal=_goal(norm), domains=chosen, capabilities=tuple(caps),
             roles=tuple(roles), cues=_cued(norm, "cues"), counts=_counts(norm),

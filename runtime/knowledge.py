@@ -5,8 +5,12 @@ The runtime reads the shipped data files; it imports no code from other layers.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from a4a.runtime.ir.domain import DomainPack
@@ -33,33 +37,57 @@ PROMPT_VARIABLES: frozenset[str] = frozenset(
 )
 
 
-def _files(folder: str) -> list[tuple[str, str]]:
+def _files(folder: str) -> list[tuple[str, bytes]]:
     root = resources.files("a4a.templates").joinpath(folder)
-    return sorted(
-        (p.name, p.read_text(encoding="utf-8")) for p in root.iterdir() if p.name.endswith(".yaml")
-    )
+    return sorted((p.name, p.read_bytes()) for p in root.iterdir() if p.name.endswith(".yaml"))
 
 
 def _read(relpath: str) -> Any:
     text = resources.files("a4a.templates").joinpath(relpath).read_text(encoding="utf-8")
-    return load_yaml_text(text, relpath)
+    return load_yaml_text(text, relpath, trusted=True)
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("A4A_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "a4a")
+    return Path(base)
+
+
+def load_folder(folder: str) -> list[Any]:
+    """Parsed YAML files of a templates folder, via a JSON cache keyed by their content.
+
+    Parsing the packs' YAML dominates a cold `a4a build`; the cache holds plain JSON (never
+    code) and is rebuilt whenever a file changes. A cache that cannot be written is skipped.
+    """
+    files = _files(folder)
+    digest = hashlib.sha256(b"".join(n.encode() + b"\0" + t for n, t in files)).hexdigest()
+    path = _cache_dir() / f"templates-{folder}-{digest[:20]}.json"
+    try:
+        return list(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        pass
+    rows = [load_yaml_text(t, f"{folder}/{n}", trusted=True) for n, t in files]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(rows), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return rows
 
 
 @cache
 def domain_packs() -> dict[str, DomainPack]:
     """Every shipped domain pack by id."""
-    packs = [
-        DomainPack.model_validate(load_yaml_text(text, f"domains/{name}"))
-        for name, text in _files("domains")
-    ]
+    packs = [DomainPack.model_validate(row) for row in load_folder("domains")]
     return {p.id: p for p in packs}
 
 
 @cache
 def patterns() -> dict[str, dict[str, Any]]:
     """Every shipped workflow pattern by id (raw data; the generator types it)."""
-    rows = [load_yaml_text(text, f"patterns/{name}") for name, text in _files("patterns")]
-    return {r["id"]: r for r in rows}
+    return {r["id"]: r for r in load_folder("patterns")}
 
 
 @cache

@@ -6,9 +6,9 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from functools import lru_cache
+from typing import Any
 
 import jinja2
-import jsonschema
 from jinja2.sandbox import SandboxedEnvironment
 
 from a4a.runtime import knowledge
@@ -65,8 +65,45 @@ def check_tools(spec: FrameworkSpec) -> Iterator[Issue]:
         yield from _check_agent_tools(spec, i, tools, sub.get(a.name, set()))
 
 
+_SIMPLE_TYPES = frozenset({"string", "integer", "number", "boolean"})
+_PROP_KEYS = frozenset({"type", "description", "enum", "items", "format"})
+
+
+def _simple(schema: dict[str, Any]) -> bool:
+    """Whether `schema` is in the flat subset tools use (valid Draft 2020-12 by construction):
+    an object of typed properties with optional enums, array items, required and
+    additionalProperties. Anything else goes to jsonschema's full meta-schema check."""
+    if set(schema) - {"type", "properties", "required", "additionalProperties"}:
+        return False
+    props = schema.get("properties", {})
+    required = schema.get("required", [])
+    if not (isinstance(props, dict) and isinstance(required, list)
+            and all(isinstance(r, str) for r in required) and len(set(required)) == len(required)
+            and isinstance(schema.get("additionalProperties", False), bool)
+            and isinstance(schema.get("type"), str)):
+        return False
+    return all(_simple_prop(p) for p in props.values())
+
+
+def _simple_prop(prop: Any) -> bool:
+    if not isinstance(prop, dict) or set(prop) - _PROP_KEYS:
+        return False
+    kind = prop.get("type")
+    items = prop.get("items")
+    enum = prop.get("enum")
+    return (isinstance(prop.get("description", ""), str)
+            and isinstance(prop.get("format", ""), str)
+            and (kind in _SIMPLE_TYPES or (kind == "array" and isinstance(items, dict)
+                                           and set(items) == {"type"}
+                                           and items["type"] in _SIMPLE_TYPES))
+            and (enum is None or (isinstance(enum, list) and enum
+                                  and len({json.dumps(e) for e in enum}) == len(enum))))
+
+
 @lru_cache(maxsize=4096)
 def _schema_error(text: str) -> str | None:
+    import jsonschema  # heavy: only for schemas outside the simple subset
+
     try:
         jsonschema.Draft202012Validator.check_schema(json.loads(text))
     except jsonschema.SchemaError as err:
@@ -74,8 +111,8 @@ def _schema_error(text: str) -> str | None:
     return None
 
 
-def _check_schema(path: str, schema: dict) -> Iterator[Issue]:
-    error = _schema_error(json.dumps(schema, sort_keys=True))
+def _check_schema(path: str, schema: dict[str, Any]) -> Iterator[Issue]:
+    error = None if _simple(schema) else _schema_error(json.dumps(schema, sort_keys=True))
     if error:
         yield Issue("tool.schema_invalid", f"{path}.input_schema", f"not a valid JSON Schema: "
                     f"{error}", "Fix the schema.")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 from a4a.runtime.graph import checks, flow
-from a4a.runtime.graph.issues import Issue, errors
+from a4a.runtime.graph.issues import Issue, errors, from_pydantic
 from a4a.runtime.ir.spec import FrameworkSpec
 
 _STRUCTURAL = (checks.check_names,)
@@ -33,3 +35,15 @@ def validate(spec: FrameworkSpec) -> list[Issue]:
 def is_valid(spec: FrameworkSpec) -> bool:
     """Whether `spec` has no error-level issue."""
     return not errors(validate(spec))
+
+
+def validate_data(data: object) -> tuple[FrameworkSpec | None, list[Issue]]:
+    """Schema-check raw (parsed YAML/JSON) data, then validate: the spec and every issue."""
+    if not isinstance(data, dict):
+        return None, [Issue("yaml.not_mapping", "", "top level is not a mapping",
+                            "Write the framework as a mapping.")]
+    try:
+        spec = FrameworkSpec.model_validate(data)
+    except ValidationError as err:
+        return None, from_pydantic(err)
+    return spec, validate(spec)

@@ -48,7 +48,8 @@ def render_files(spec: FrameworkSpec, readme: str, extra: dict[str, str] | None 
         files[f"agents/{a.name}.yaml"] = dump_yaml(canonical(agent_projection(spec, a)))
     for t in spec.tools:
         files[f"tools/{t.name}.yaml"] = dump_yaml(canonical(t))
-    files["topology.json"] = json.dumps(to_node_link(spec), sort_keys=True, indent=1) + "\n"
+    files["topology.json"] = json.dumps(to_node_link(spec), sort_keys=True,
+                                        separators=(",", ":")) + "\n"
     files["README.md"] = readme
     files.update(extra or {})
     files[LOCK] = dump_yaml(lock_data(files))

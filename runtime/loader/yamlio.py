@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -65,9 +66,13 @@ def _check_events(text: str, source: str, max_depth: int) -> None:
 
 def load_yaml_text(
     text: str | bytes, source: str = "<text>", max_bytes: int = MAX_BYTES,
-    max_depth: int = MAX_DEPTH,
+    max_depth: int = MAX_DEPTH, *, trusted: bool = False,
 ) -> Any:
-    """Parse YAML text safely; raises SpecError with a yaml.* code."""
+    """Parse YAML text safely; raises SpecError with a yaml.* code.
+
+    `trusted` (the package's own data files only) skips the event-stream caps; the
+    safe loader is used either way.
+    """
     if len(text) > max_bytes:
         raise _fail(
             "yaml.too_large",
@@ -80,7 +85,8 @@ def load_yaml_text(
             text = text.decode("utf-8")
         except UnicodeDecodeError as err:
             raise _fail("yaml.encoding", f"{source}: not UTF-8", "Save as UTF-8.", source) from err
-    _check_events(text, source, max_depth)
+    if not trusted:
+        _check_events(text, source, max_depth)
     loader = _Loader(text)  # the (C) safe loader, only after the caps above held
     try:
         return loader.get_single_data()
@@ -119,6 +125,8 @@ _RESERVED = frozenset("y n yes no on off true false null".split())
 
 
 def _scalar(value: Any) -> str:
+    if isinstance(value, str):
+        return _string(value)
     if value is None:
         return "null"
     if value is True or value is False:
@@ -126,13 +134,34 @@ def _scalar(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return json.dumps(value) if math.isfinite(value) else ("-.inf" if value < 0 else
-                                                               ".inf" if value > 0 else ".nan")
-    text = str(value)
-    if _PLAIN.match(text) and text.lower() not in _RESERVED:
+        return _float(value)
+    return _string(str(value))
+
+
+@lru_cache(maxsize=8192)
+def _string(text: str) -> str:
+    if _PLAIN.fullmatch(text) and text.lower() not in _RESERVED:
         return text
-    ascii_only = not text.replace("\n", "").replace("\t", "").isprintable()
-    return json.dumps(text, ensure_ascii=ascii_only)
+    quoted = json.dumps(text, ensure_ascii=False)
+    if quoted.isprintable():
+        return quoted
+    return "".join(ch if ch.isprintable() else _escape(ch) for ch in quoted)
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else (
+        f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+
+
+def _float(value: float) -> str:
+    if not math.isfinite(value):
+        return ".nan" if value != value else ("-.inf" if value < 0 else ".inf")
+    mant, _, exp = repr(value).partition("e")
+    mant = mant if "." in mant else mant + ".0"  # YAML 1.1 floats need a dot...
+    if exp and exp[0] not in "+-":
+        exp = "+" + exp  # ...and a signed exponent
+    return f"{mant}e{exp}" if exp else mant
 
 
 def _literal_ok(text: str) -> bool:
@@ -147,19 +176,21 @@ def _emit(value: Any, indent: int, out: list[str]) -> None:
         if not value:
             out.append(f"{pad}{{}}\n")
         for key in sorted(value):
-            _item(f"{pad}{_scalar(str(key))}:", value[key], indent, out)
+            _item(f"{pad}{_string(str(key))}:", value[key], indent, out, False)
     elif isinstance(value, list | tuple):
         if not value:
             out.append(f"{pad}[]\n")
         for item in value:
-            _item(f"{pad}-", item, indent, out, in_list=True)
+            _item(f"{pad}-", item, indent, out, True)
     else:
         out.append(f"{pad}{_scalar(value)}\n")
 
 
-def _item(head: str, value: Any, indent: int, out: list[str], in_list: bool = False) -> None:
-    if isinstance(value, dict | list | tuple) and value:
-        if in_list and isinstance(value, dict):
+def _item(head: str, value: Any, indent: int, out: list[str], in_list: bool) -> None:
+    if isinstance(value, dict | list | tuple):
+        if not value:
+            out.append(f"{head} {{}}\n" if isinstance(value, dict) else f"{head} []\n")
+        elif in_list and isinstance(value, dict):
             inner: list[str] = []
             _emit(value, indent + 2, inner)
             out.append(head + " " + inner[0].lstrip(" "))
@@ -167,13 +198,11 @@ def _item(head: str, value: Any, indent: int, out: list[str], in_list: bool = Fa
         else:
             out.append(head + "\n")
             _emit(value, indent + (2 if isinstance(value, dict) or in_list else 0), out)
-    elif isinstance(value, str) and _literal_ok(value):
+    elif isinstance(value, str) and "\n" in value and _literal_ok(value):
         chomp = "" if value.endswith("\n") else "-"
         body = value[:-1] if value.endswith("\n") else value
         lines = "".join(f"{' ' * (indent + 2)}{line}\n" if line else "\n"
                         for line in body.split("\n"))
         out.append(f"{head} |{chomp}\n{lines}")
     else:
-        rest: list[str] = []
-        _emit(value, 0, rest)
-        out.append(f"{head} {rest[0]}")
+        out.append(f"{head} {_scalar(value)}\n")

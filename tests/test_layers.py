@@ -1,0 +1,59 @@
+"""Layering: runtime imports no higher layer; `a4a --help` and `a4a build` stay light."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HIGHER = ("a4a.generator", "a4a.catalog", "a4a.training", "a4a.cli", "a4a.api")
+HEAVY = ("torch", "transformers", "peft", "ray", "dspy", "litellm")
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module)
+    return out
+
+
+def test_runtime_is_the_leaf_layer() -> None:
+    offenders = [
+        (str(p.relative_to(ROOT)), m)
+        for p in (ROOT / "runtime").rglob("*.py")
+        for m in _imports(p)
+        if m.startswith(HIGHER) or m.split(".")[0] in ("generator", "catalog", "training")
+    ]
+    assert offenders == []
+
+
+def test_no_generic_top_level_imports() -> None:
+    for folder in ("a4a", "generator", "runtime", "catalog", "training"):
+        for p in (ROOT / folder).rglob("*.py"):
+            bad = [m for m in _imports(p) if m.split(".")[0] in
+                   ("runtime", "generator", "templates", "catalog", "training")]
+            assert not bad, (p, bad)
+
+
+def _modules_after(code: str) -> set[str]:
+    out = subprocess.run([sys.executable, "-c", code + "\nimport sys, json\n"
+                          "print(json.dumps(sorted(sys.modules)))"],
+                         capture_output=True, text=True, check=True, cwd=ROOT)
+    return set(json.loads(out.stdout.splitlines()[-1]))
+
+
+def test_help_imports_no_ir_and_no_heavy_dependency() -> None:
+    mods = _modules_after("import a4a.cli")
+    assert not {m for m in mods if m.split(".")[0] in (*HEAVY, "pydantic", "networkx")}
+
+
+def test_build_imports_no_heavy_dependency() -> None:
+    mods = _modules_after("import a4a\na4a.build('a team that triages GitHub issues')")
+    assert not {m for m in mods if m.split(".")[0] in HEAVY}
