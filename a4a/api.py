@@ -1,8 +1,8 @@
 """Public API: build, validate and load frameworks.
 
-    >>> result = build("a team that triages GitHub issues", out=None)
-    >>> result.valid
-    True
+>>> result = build("a team that triages GitHub issues", out=None)
+>>> result.valid
+True
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""The catalog of generated frameworks (SQLite store, search, web UI); not built yet."""

@@ -1,0 +1,1 @@
+"""The rule-based compiler: request text to a validated framework directory."""

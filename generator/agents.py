@@ -99,7 +99,7 @@ class RuleAgentBuilder:
         agent = AgentSpec(
             name=plan.name, role=plan.archetype, description=_describe(plan),
             system_prompt=prompt, tools=[t.name for t in mine],
-            max_iterations=plan.max_iterations,
+            skills=sorted({pack for pack, _ in picks}), max_iterations=plan.max_iterations,
         )
         return agent, mine
 

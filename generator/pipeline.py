@@ -12,6 +12,7 @@ from a4a.generator.intent import IntentParser, IntentSpec, RuleIntentParser
 from a4a.generator.meta import MetaAgent, RuleMetaAgent
 from a4a.generator.policy import check_output, check_request
 from a4a.generator.readme import render_readme
+from a4a.generator.skills import skill_files
 from a4a.runtime.graph.flow import step_bound
 from a4a.runtime.graph.issues import Issue
 from a4a.runtime.graph.validate import validate
@@ -66,7 +67,9 @@ def compile_request(text: str, seed: int = 0, builders: Builders | None = None) 
     spec = draft.model_copy(update={"limits": _limits(draft)})
     issues = validate(spec) + check_output(spec)
     world = {"domains": list(intent.domains), "seed": seed}
-    files = render_files(spec, render_readme(spec), {"environment/world.yaml": dump_yaml(world)})
+    extra = {"environment/world.yaml": dump_yaml(world),
+             **skill_files([s for a in spec.agents for s in a.skills])}
+    files = render_files(spec, render_readme(spec), extra)
     return Compiled(spec, files, intent, issues)
 
 

@@ -19,8 +19,11 @@ MAX_AGENTS = 34
 
 @dataclass(frozen=True)
 class ShapeInput:
-    """What a shape builder needs: the intent, the areas of work (most relevant first), the
-    domain roles the request names, and how many areas the request itself touches."""
+    """What a shape builder needs.
+
+    The intent, the areas of work (most relevant first), the roles or agents the request
+    names, and how many areas the request itself touches.
+    """
 
     intent: IntentSpec
     areas: tuple[Area, ...]
@@ -69,7 +72,7 @@ def single_agent(x: ShapeInput) -> Topology:
 
 
 def prompt_chaining(x: ShapeInput) -> Topology:
-    """researcher -> (executor) -> writer, as a fixed pipeline."""
+    """Researcher -> (executor) -> writer, as a fixed pipeline."""
     stages = [AgentPlan("researcher", "researcher", "gathering the facts", x.areas[:3], 8, False)]
     if any(True for _ in x.areas):
         stages.append(AgentPlan("executor", "executor", "making the changes", x.areas[:3], 8))
@@ -79,7 +82,7 @@ def prompt_chaining(x: ShapeInput) -> Topology:
 
 
 def routing(x: ShapeInput) -> Topology:
-    """router -route-> one specialist per area; a generalist is the default."""
+    """Router -route-> one specialist per area; a generalist is the default."""
     router = AgentPlan("router", "router", "sending each request to the right specialist", (), 4)
     specs = x.team()
     fallback = AgentPlan("generalist", "researcher", "requests no specialist covers", x.areas[:3],
@@ -92,7 +95,7 @@ def routing(x: ShapeInput) -> Topology:
 
 
 def parallel_sectioning(x: ShapeInput) -> Topology:
-    """splitter -parallel-> workers -> aggregator."""
+    """Splitter -parallel-> workers -> aggregator."""
     split = AgentPlan("splitter", "coordinator", "splitting the task into independent parts", (), 4)
     workers = x.team("worker")
     if len(workers) < 2:
@@ -106,7 +109,7 @@ def parallel_sectioning(x: ShapeInput) -> Topology:
 
 
 def voting(x: ShapeInput) -> Topology:
-    """dispatcher -parallel-> N identical voters -> judge (majority, tie-break stated)."""
+    """Dispatcher -parallel-> N identical voters -> judge (majority, tie-break stated)."""
     n = x.count("voter", "reviewer", "grader", "classifier", "judge", "labeler", "annotator",
                 "analyst", "agent", "expert", "model", default=3)
     disp = AgentPlan("dispatcher", "coordinator", "giving every voter the same task", (), 3)
@@ -120,7 +123,7 @@ def voting(x: ShapeInput) -> Topology:
 
 
 def orchestrator_workers(x: ShapeInput) -> Topology:
-    """orchestrator with one worker per area, called as tools."""
+    """Orchestrator with one worker per area, called as tools."""
     lead = AgentPlan("orchestrator", "coordinator", "decomposing, delegating and synthesizing",
                      (), 12)
     workers = x.team()
@@ -133,7 +136,7 @@ def orchestrator_workers(x: ShapeInput) -> Topology:
 
 
 def supervisor(x: ShapeInput) -> Topology:
-    """supervisor -route-> worker; each worker reports back (capped loop)."""
+    """Supervisor -route-> worker; each worker reports back (capped loop)."""
     sup = AgentPlan("supervisor", "coordinator", "choosing the next worker and finishing", (), 6)
     workers = x.team()
     if len(workers) < 2:
@@ -217,7 +220,7 @@ def debate(x: ShapeInput) -> Topology:
 
 
 def map_reduce(x: ShapeInput) -> Topology:
-    """mapper lists the items, a worker processes each (dynamic, capped), a reducer merges."""
+    """Mapper lists the items, a worker processes each (dynamic, capped), a reducer merges."""
     area = x.areas[:1]
     mapper = AgentPlan("mapper", "researcher", "listing the items to process", area, 4, False)
     worker = AgentPlan("item_worker", "specialist", "processing one item", x.areas[:2], 6)
@@ -246,7 +249,7 @@ def group_chat(x: ShapeInput) -> Topology:
 
 
 def plan_execute(x: ShapeInput) -> Topology:
-    """planner -> executor -loop-> replanner -> executor."""
+    """Planner -> executor -loop-> replanner -> executor."""
     planner = AgentPlan("planner", "planner", "writing the numbered plan", x.areas[:3], 6, False)
     ex = AgentPlan("executor", "executor", "carrying out the plan steps", x.areas[:4], 12)
     re_ = AgentPlan("replanner", "planner", "revising the plan after a failed step", (), 4, False)
@@ -271,7 +274,7 @@ def reflection(x: ShapeInput) -> Topology:
 
 
 def human_gate(x: ShapeInput) -> Topology:
-    """proposer -> approval gate -route-> executor (approved) or back to the proposer."""
+    """Proposer -> approval gate -route-> executor (approved) or back to the proposer."""
     prop = AgentPlan("proposer", "planner", "proposing the actions to take", x.areas[:3], 6, False)
     gate = AgentPlan("approval_gate", "approver", "asking a human to approve", (), 3)
     ex = AgentPlan("executor", "executor", "carrying out approved actions", x.areas[:3], 8)

@@ -1,0 +1,1 @@
+"""The leaf layer: the IR, graph and validator, loading, knowledge; later the runtime proper."""

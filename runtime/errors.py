@@ -1,13 +1,13 @@
 """The one exception tree of a4a. Errors carry data and say the fix.
 
-    A4AError                  base; .code (stable), .message, .hint, .data
-    ├── UserError             the caller misused a command or the API (exit 2)
-    ├── SpecError             a framework or agent config is invalid (exit 1); .issues
-    ├── GenerationError       a request could not be compiled; RefusedError when policy denies it
-    │   └── RefusedError      .reason is a policy reason code (exit 1)
-    ├── RunError              a run failed (exit 1)
-    ├── LLMError              a model backend failed
-    └── CatalogError          the catalog store failed
+A4AError                  base; .code (stable), .message, .hint, .data
+├── UserError             the caller misused a command or the API (exit 2)
+├── SpecError             a framework or agent config is invalid (exit 1); .issues
+├── GenerationError       a request could not be compiled; RefusedError when policy denies it
+│   └── RefusedError      .reason is a policy reason code (exit 1)
+├── RunError              a run failed (exit 1)
+├── LLMError              a model backend failed
+└── CatalogError          the catalog store failed
 """
 
 from __future__ import annotations

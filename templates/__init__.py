@@ -1,0 +1,1 @@
+"""Data only: patterns, roles, domain packs, prompts, policy, MCP registry, JSON Schema."""

@@ -1,0 +1,1 @@
+"""Training on trajectories (data, loss masking, LoRA, rewards, evaluation); not built yet."""

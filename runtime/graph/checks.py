@@ -13,7 +13,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from a4a.runtime import knowledge
 from a4a.runtime.graph.issues import Issue
-from a4a.runtime.ir.spec import FrameworkSpec, PatternNode
+from a4a.runtime.ir.spec import FrameworkSpec, PatternNode, ToolSpec
 
 RESERVED_PARAMS = frozenset({"agent_state", "global_storage", "ctx"})
 _JINJA = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
@@ -57,7 +57,7 @@ def check_tools(spec: FrameworkSpec) -> Iterator[Issue]:
             yield Issue("tool.implementation_unknown", f"tools[{i}].implementation",
                         f"implementation {t.implementation!r} is not registered",
                         "Use a world operation of a shipped pack, a builtin or a vetted MCP tool.")
-    sub = {e.source: set() for e in spec.edges}
+    sub: dict[str, set[str]] = {e.source: set() for e in spec.edges}
     for e in spec.edges:
         if e.kind == "delegate":
             sub[e.source].add(e.target)
@@ -70,9 +70,11 @@ _PROP_KEYS = frozenset({"type", "description", "enum", "items", "format"})
 
 
 def _simple(schema: dict[str, Any]) -> bool:
-    """Whether `schema` is in the flat subset tools use (valid Draft 2020-12 by construction):
-    an object of typed properties with optional enums, array items, required and
-    additionalProperties. Anything else goes to jsonschema's full meta-schema check."""
+    """Whether `schema` is in the flat subset that is valid Draft 2020-12 by construction.
+
+    That is an object of typed properties with optional enums, array items, required and
+    additionalProperties. Anything else goes to jsonschema's full meta-schema check.
+    """
     if set(schema) - {"type", "properties", "required", "additionalProperties"}:
         return False
     props = schema.get("properties", {})
@@ -91,7 +93,7 @@ def _simple_prop(prop: Any) -> bool:
     kind = prop.get("type")
     items = prop.get("items")
     enum = prop.get("enum")
-    return (isinstance(prop.get("description", ""), str)
+    return bool(isinstance(prop.get("description", ""), str)
             and isinstance(prop.get("format", ""), str)
             and (kind in _SIMPLE_TYPES or (kind == "array" and isinstance(items, dict)
                                            and set(items) == {"type"}
@@ -126,7 +128,7 @@ def _check_schema(path: str, schema: dict[str, Any]) -> Iterator[Issue]:
                     f"parameter name {name!r} is reserved for the runtime", "Rename it.")
 
 
-def _check_agent_tools(spec: FrameworkSpec, i: int, tools: dict, children: set[str]
+def _check_agent_tools(spec: FrameworkSpec, i: int, tools: dict[str, ToolSpec], children: set[str]
                        ) -> Iterator[Issue]:
     agent = spec.agents[i]
     own = agent.tool_names()
@@ -201,8 +203,8 @@ def check_trust(spec: FrameworkSpec) -> Iterator[Issue]:
     """Generated frameworks carry no import bindings and only vetted MCP servers."""
     generated = spec.provenance is not None and spec.provenance.builder != "hand"
     registry = knowledge.mcp_registry()
-    for i, t in enumerate(spec.tools):
-        if t.implementation.startswith("binding:") and generated:
+    for i, tool in enumerate(spec.tools):
+        if tool.implementation.startswith("binding:") and generated:
             yield Issue("binding.untrusted", f"tools[{i}].implementation", "a generated "
                         "framework carries an import-path binding", "Use a registered "
                         "implementation.")

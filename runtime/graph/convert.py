@@ -40,7 +40,8 @@ def from_graph(g: nx.MultiDiGraph) -> FrameworkSpec:
 
 def to_node_link(spec: FrameworkSpec) -> dict[str, Any]:
     """The node-link JSON written to topology.json."""
-    return nx.node_link_data(to_graph(spec), edges="edges")
+    data: dict[str, Any] = nx.node_link_data(to_graph(spec), edges="edges")
+    return data
 
 
 def from_node_link(data: dict[str, Any]) -> FrameworkSpec:

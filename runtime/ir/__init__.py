@@ -1,0 +1,1 @@
+"""The framework IR and domain-pack models."""

@@ -9,10 +9,15 @@ import json
 import sys
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from a4a.runtime.ir.spec import AgentSpec, FrameworkSpec, ToolSpec
 
-MODELS = {"framework.schema.json": FrameworkSpec, "agent.schema.json": AgentSpec,
-          "tool.schema.json": ToolSpec}
+MODELS: dict[str, type[BaseModel]] = {
+    "framework.schema.json": FrameworkSpec,
+    "agent.schema.json": AgentSpec,
+    "tool.schema.json": ToolSpec,
+}
 
 
 def schemas() -> dict[str, str]:

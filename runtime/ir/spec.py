@@ -174,7 +174,7 @@ class EnvironmentSpec(Strict):
 class FrameworkSpec(Strict):
     """A multi-agent framework: agents, typed edges, tools, limits."""
 
-    apiVersion: Literal["a4a/v1"] = Field(default=API_VERSION, description="IR version.")
+    apiVersion: Literal["a4a/v1"] = Field(default="a4a/v1", description="IR version.")
     name: str = Field(pattern=NAME, description="Framework name.")
     description: str = Field(description="The natural-language request it was built from.")
     pattern: str = Field(description="Top-level pattern id.")

@@ -1,0 +1,1 @@
+"""Safe YAML, canonical files, framework directories and NexAU configs."""

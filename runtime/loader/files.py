@@ -37,7 +37,8 @@ def agent_projection(spec: FrameworkSpec, agent: AgentSpec) -> AgentSpec:
     subs = [SubAgentRef(name=e.target, config_path=f"./{e.target}.yaml")
             for e in spec.edges if e.source == agent.name and e.kind == "delegate"]
     tools = [ToolEntry(name=n, yaml_path=f"../tools/{n}.yaml") for n in agent.tool_names()]
-    return agent.model_copy(update={"tools": tools, "sub_agents": subs})
+    skills = [f"../skills/{s}" for s in agent.skills]
+    return agent.model_copy(update={"tools": tools, "sub_agents": subs, "skills": skills})
 
 
 def render_files(spec: FrameworkSpec, readme: str, extra: dict[str, str] | None = None
@@ -111,6 +112,11 @@ def drift_issues(root: Path, spec: FrameworkSpec) -> list[Issue]:
         elif path.read_text(encoding="utf-8") != text:
             out.append(Issue("file.drift", rel, f"{rel} disagrees with framework.yaml",
                              "Edit framework.yaml (the source of truth), then re-emit."))
+    for skill in sorted({s for a in spec.agents for s in a.skills}):
+        rel = f"skills/{skill}/SKILL.md"
+        if not (root / rel).exists():
+            out.append(Issue("file.missing", rel, f"skill {skill!r} has no {rel}",
+                             "Add the skill folder or drop the skill from the agents."))
     if isinstance(lock, dict):
         for rel, digest in sorted((lock.get("files") or {}).items()):
             path = root / rel

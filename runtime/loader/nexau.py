@@ -101,7 +101,7 @@ def load_agent_config(path: Path) -> FrameworkSpec:
     tools: dict[str, ToolSpec] = {}
     edges: list[EdgeSpec] = []
     seen: dict[Path, str] = {}
-    stack = [(path.resolve(), None)]
+    stack: list[tuple[Path, str | None]] = [(path.resolve(), None)]
     while stack:
         file, parent = stack.pop(0)
         if file in seen:
