@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import zip_longest
 from typing import Protocol
 
 from a4a.generator.intent import IntentSpec
@@ -21,19 +22,20 @@ class FrameworkBuilder(Protocol):
 
 
 def areas_for(intent: IntentSpec) -> tuple[Area, ...]:
-    """One area per resource with operations, areas the request names first."""
+    """One area per resource with operations: named areas first, domains interleaved."""
     packs = knowledge.domain_packs()
     wanted = {c.split(".", 1)[1] for c in intent.capabilities}
-    rows: list[tuple[int, int, int, Area]] = []
-    for di, pid in enumerate(intent.domains):
+    per_domain: list[list[Area]] = []
+    for pid in intent.domains:
         pack = packs[pid]
+        rows = []
         for ri, res in enumerate(pack.resources):
             ops = tuple(op.name for op in pack.operations if op.resource == res.name)
             if ops:
-                hits = -sum(1 for o in ops if o in wanted)
-                rows.append((di, hits, ri, Area(pid, res.name, ops)))
-    rows.sort(key=lambda r: (r[0], r[1], r[2]))
-    return tuple(r[3] for r in rows)
+                rows.append((-sum(1 for o in ops if o in wanted), ri, Area(pid, res.name, ops)))
+        per_domain.append([r[2] for r in sorted(rows, key=lambda r: (r[0], r[1]))])
+    # Round-robin across domains so a team of a few covers every domain the request names.
+    return tuple(a for rank in zip_longest(*per_domain) for a in rank if a is not None)
 
 
 def _related(words: list[str], area: Area) -> bool:
