@@ -1,0 +1,1 @@
+"""The LLM seam: one protocol, neutral messages, backends chosen by spec string."""
