@@ -29,3 +29,8 @@ def test_wheel_contents(tmp_path: Path) -> None:
         assert required in names, required
     packs = [n for n in names if n.startswith("a4a/templates/domains/")]
     assert len(packs) >= 21
+    folders = {"a4a": "a4a", "runtime": "a4a/runtime", "generator": "a4a/generator",
+               "catalog": "a4a/catalog", "training": "a4a/training", "templates": "a4a/templates"}
+    missing = [str(p) for folder, dest in folders.items() for p in (ROOT / folder).rglob("*.py")
+               if f"{dest}/{p.relative_to(ROOT / folder).as_posix()}" not in names]
+    assert missing == [], "modules left out of the wheel: add their packages to pyproject"

@@ -1,0 +1,140 @@
+"""Model fakes that ship with a4a: scripted, function-backed and schema-filling.
+
+Tests and offline runs use them instead of real models. A ScriptedLLM fails loudly when its
+script runs out and can assert that every step was consumed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from a4a.runtime.errors import LLMError, UserError
+from a4a.runtime.llm.base import LLMRequest, LLMResponse, Message, ToolCall, ToolSchema, Usage
+from a4a.runtime.loader.yamlio import load_yaml_file
+
+
+@dataclass(frozen=True)
+class Step:
+    """One scripted reply: text and/or tool calls, or an infrastructure failure to raise."""
+
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    fail: str | None = None  # an LLMError code to raise instead (e.g. "llm.http_429")
+
+
+def _step(data: dict[str, Any], where: str) -> Step:
+    if not isinstance(data, dict):
+        raise UserError("script.invalid", f"{where}: a step must be a mapping",
+                        "Write steps as {content: ..., tool_calls: [...]} mappings.")
+    calls = tuple(
+        ToolCall(id=str(c.get("id") or f"call_{i}"), name=str(c["name"]),
+                 arguments=dict(c.get("arguments") or {}))
+        for i, c in enumerate(data.get("tool_calls") or [])
+    )
+    return Step(str(data.get("content") or ""), calls, data.get("fail"))
+
+
+def load_script(path: Path) -> dict[str, list[Step]]:
+    """Read a script file: `{agent_name: [steps...]}` or a plain list (any agent)."""
+    data = load_yaml_file(path)
+    if isinstance(data, list):
+        data = {"*": data}
+    if not isinstance(data, dict):
+        raise UserError("script.invalid", f"{path}: expected a mapping of agent to steps",
+                        "See `a4a run --help` for the script format.")
+    return {str(agent): [_step(s, f"{path}:{agent}[{i}]") for i, s in enumerate(steps or [])]
+            for agent, steps in data.items()}
+
+
+class ScriptedLLM:
+    """Replays scripted steps per agent (key `*` serves any agent), in order."""
+
+    name = "scripted"
+
+    def __init__(self, script: dict[str, list[Step]] | list[Step]) -> None:
+        self._script = {"*": list(script)} if isinstance(script, list) else {
+            k: list(v) for k, v in script.items()}
+        self.requests: list[LLMRequest] = []
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        """Return the agent's next step; raises LLMError when the script is exhausted."""
+        self.requests.append(request)
+        queue = self._script.get(request.agent) or self._script.get("*") or []
+        if not queue:
+            raise LLMError("script.exhausted", f"the script has no step left for agent "
+                           f"{request.agent!r}", "Add steps to the script.", retryable=False)
+        step = queue.pop(0)
+        if step.fail:
+            raise LLMError(step.fail, f"scripted failure {step.fail}", "", retryable=True)
+        message = Message("assistant", step.content, step.tool_calls)
+        return LLMResponse(message, Usage(_tokens(request), len(step.content.split())),
+                           "tool_calls" if step.tool_calls else "stop", self.name)
+
+    def assert_consumed(self) -> None:
+        """Raise AssertionError-like UserError when steps remain unused."""
+        left = {k: len(v) for k, v in self._script.items() if v}
+        if left:
+            raise UserError("script.unconsumed", f"unused scripted steps: {left}",
+                            "Remove the extra steps or fix the run.")
+
+
+Responder = Callable[[LLMRequest], Awaitable[LLMResponse] | LLMResponse]
+
+
+class FunctionLLM:
+    """Answers with a Python function of the request (sync or async)."""
+
+    name = "function"
+
+    def __init__(self, fn: Responder) -> None:
+        self._fn = fn
+        self.calls = 0
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        """Delegate to the function."""
+        self.calls += 1
+        out = self._fn(request)
+        return await out if isinstance(out, Awaitable) else out
+
+
+class SchemaLLM:
+    """Calls each offered tool once with arguments filled from its schema, then answers.
+
+    Like a test model that exercises every tool: useful to smoke-test tool plumbing.
+    """
+
+    name = "schema"
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        """Next uncalled tool, or a final answer listing what was called."""
+        called = {c.name for m in request.messages for c in m.tool_calls}
+        for tool in request.tools:
+            if tool.name not in called:
+                call = ToolCall(f"call_{len(called)}", tool.name, fill(tool))
+                return LLMResponse(Message("assistant", "", (call,)), Usage(), "tool_calls",
+                                   self.name)
+        text = "done: " + ", ".join(sorted(called)) if called else "done"
+        return LLMResponse(Message("assistant", text), Usage(), "stop", self.name)
+
+
+def fill(tool: ToolSchema) -> dict[str, Any]:
+    """Arguments that satisfy a tool's schema: required properties with typed defaults."""
+    props = tool.parameters.get("properties") or {}
+    out: dict[str, Any] = {}
+    for name in tool.parameters.get("required") or []:
+        prop = props.get(name) or {}
+        if prop.get("enum"):
+            out[name] = prop["enum"][0]
+        else:
+            out[name] = {"integer": 1, "number": 1.0, "boolean": True, "array": [],
+                         "object": {}}.get(str(prop.get("type")), "x")
+    return out
+
+
+def _tokens(request: LLMRequest) -> int:
+    return sum(len(m.content.split()) + len(json.dumps([c.arguments for c in m.tool_calls]))
+               for m in request.messages)
