@@ -1,0 +1,1 @@
+"""The engine: the agent loop, orchestration of typed edges, budgets and trajectories."""

@@ -1,0 +1,164 @@
+"""The agent loop: think, act, observe until an answer, a control decision or a budget.
+
+Tool calls of one turn run concurrently. Delegation (agent as tool) runs the child in an
+isolated context and returns its answer as the tool result. Model-behaviour errors (unknown
+tool, invalid arguments, malformed calls, empty replies) go back to the model as
+observations; infrastructure errors end the run with a typed status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from a4a.runtime.engine.control import CONTROL_TOOLS, Decision, control_tools
+from a4a.runtime.engine.state import RunContext, RunStatus, StopRun
+from a4a.runtime.errors import LLMError
+from a4a.runtime.ir.spec import AgentSpec
+from a4a.runtime.llm.base import LLMRequest, Message, ToolCall, ToolSchema
+from a4a.runtime.tools.base import ToolError, ToolOutcome, argument_problem
+from a4a.runtime.tools.registry import schema_of
+
+EMPTY_REPLY = "Your reply was empty. Answer the task or call a tool."
+
+
+@dataclass(frozen=True)
+class AgentResult:
+    """What an agent's turn produced."""
+
+    text: str
+    decision: Decision | None = None
+    exhausted: bool = False  # hit its own max_iterations
+
+
+def _delegate_schema(child: AgentSpec) -> ToolSchema:
+    return ToolSchema(child.name, child.description or f"Ask {child.name} to do a sub-task.",
+                      {"type": "object", "properties": {"message": {
+                          "type": "string", "description": "The sub-task, self-contained"}},
+                       "required": ["message"], "additionalProperties": False})
+
+
+def tool_schemas(rt: RunContext, agent: AgentSpec) -> list[ToolSchema]:
+    """Everything the agent may call: its tools, its sub-agents, its control tools."""
+    specs = {t.name: t for t in rt.spec.tools}
+    own = [schema_of(specs[n]) for n in agent.tool_names() if n in specs]
+    children = [e.target for e in rt.spec.edges if e.source == agent.name and e.kind == "delegate"]
+    subs = [_delegate_schema(c) for c in (rt.spec.agent(n) for n in children) if c]
+    return own + subs + control_tools(rt.spec, agent.name)
+
+
+async def run_agent(rt: RunContext, agent: AgentSpec, task: str, *, depth: int = 0,
+                    parent: str | None = None) -> AgentResult:
+    """Run one agent on `task` until it answers or decides where control goes."""
+    rt.budget.enter(depth)
+    span = rt.recorder.span()
+    rt.recorder.add("agent_start", agent=agent.name, span=span, parent=parent, input=task)
+    schemas = tuple(tool_schemas(rt, agent))
+    names = {s.name for s in schemas}
+    messages: list[Message] = [Message("system", agent.system_prompt), Message("user", task)]
+    result = AgentResult("", exhausted=True)
+    for _ in range(agent.max_iterations):
+        rt.budget.step()
+        reply = await _ask(rt, agent, span, parent, tuple(messages), schemas)
+        messages.append(reply)
+        if not reply.tool_calls:
+            if reply.content.strip():
+                result = AgentResult(reply.content)
+                break
+            messages.append(Message("user", EMPTY_REPLY))
+            continue
+        outcomes = await asyncio.gather(*(
+            _call(rt, agent, c, names, span, depth) for c in reply.tool_calls))
+        messages += [Message("tool", o.text(), tool_call_id=c.id, name=c.name)
+                     for c, o in zip(reply.tool_calls, outcomes, strict=True)]
+        decision = _decision(reply.tool_calls, outcomes)
+        stop = next((c for c in reply.tool_calls if c.name in agent.stop_tools), None)
+        if decision or stop:
+            text = reply.content or (outcomes[reply.tool_calls.index(stop)].text() if stop
+                                     else "")
+            result = AgentResult(text, decision)
+            break
+    rt.recorder.add("agent_end", agent=agent.name, span=span, output=result.text,
+                    decision=result.decision.__dict__ if result.decision else None,
+                    exhausted=result.exhausted)
+    return result
+
+
+async def _ask(rt: RunContext, agent: AgentSpec, span: str, parent: str | None,
+               messages: tuple[Message, ...], schemas: tuple[ToolSchema, ...]) -> Message:
+    request = LLMRequest(messages, schemas, agent.tool_call_mode,
+                         agent.llm_config.temperature, agent.llm_config.max_tokens,
+                         agent=agent.name)
+    try:
+        resp = await rt.llm.complete(request)
+    except LLMError as err:
+        rt.recorder.add("llm_error", agent=agent.name, span=span, error=err.to_dict())
+        raise StopRun(RunStatus.LLM_ERROR, err.message, code=err.code) from err
+    rt.recorder.llm(agent.name, span, parent, messages, resp)
+    rt.budget.spend(resp.usage.prompt_tokens + resp.usage.completion_tokens)
+    return resp.message
+
+
+def _decision(calls: tuple[ToolCall, ...], outcomes: list[ToolOutcome]) -> Decision | None:
+    for call, outcome in zip(calls, outcomes, strict=True):
+        if call.name in CONTROL_TOOLS and outcome.ok:
+            return Decision(call.name, dict(call.arguments))
+    return None
+
+
+async def _call(rt: RunContext, agent: AgentSpec, call: ToolCall, names: set[str], span: str,
+                depth: int) -> ToolOutcome:
+    start = rt.recorder.clock.now()
+    outcome = await _execute(rt, agent, call, names, span, depth)
+    rt.recorder.counts["tool_calls"] += 1
+    rt.recorder.counts["tool_errors"] += 0 if outcome.ok else 1
+    rt.recorder.add("tool_call", agent=agent.name, span=span, id=call.id, name=call.name,
+                    arguments=call.arguments, ok=outcome.ok, result=_jsonable(outcome),
+                    latency=round(rt.recorder.clock.now() - start, 6))
+    return outcome
+
+
+async def _execute(rt: RunContext, agent: AgentSpec, call: ToolCall, names: set[str],
+                   span: str, depth: int) -> ToolOutcome:
+    if call.raw is not None:
+        return _bad("invalid_json", f"the arguments of {call.name} are not valid JSON",
+                    "Send the arguments as one JSON object.")
+    if call.name not in names:
+        return _bad("unknown_tool", f"there is no tool named {call.name!r}",
+                    f"Use one of: {', '.join(sorted(names))}.")
+    if call.name in CONTROL_TOOLS:
+        return _control(rt, agent, call)
+    child = rt.spec.agent(call.name)
+    if child is not None:
+        message = call.arguments.get("message")
+        if not isinstance(message, str) or not message.strip():
+            return _bad("invalid_arguments", "message: a non-empty string is required",
+                        "Pass the sub-task as `message`.")
+        sub = await run_agent(rt, child, message, depth=depth + 1, parent=span)
+        return ToolOutcome({"agent": child.name, "result": sub.text})
+    rt.tool_ctx.agent = agent.name
+    return await rt.tools[call.name].call(dict(call.arguments), rt.tool_ctx)
+
+
+def _control(rt: RunContext, agent: AgentSpec, call: ToolCall) -> ToolOutcome:
+    schema = next(s for s in control_tools(rt.spec, agent.name) if s.name == call.name)
+    problem = argument_problem(schema.parameters, call.arguments)
+    if problem:
+        return _bad("invalid_arguments", problem, "Fix the arguments.")
+    return ToolOutcome({"accepted": call.name})
+
+
+def _bad(code: str, message: str, hint: str) -> ToolOutcome:
+    return ToolOutcome(error=ToolError(code, message, hint))
+
+
+def _jsonable(outcome: ToolOutcome) -> Any:
+    if outcome.error:
+        return {"error": outcome.error.to_dict()}
+    try:
+        json.dumps(outcome.content)
+        return outcome.content
+    except (TypeError, ValueError):
+        return str(outcome.content)

@@ -1,0 +1,88 @@
+"""Run a framework on a task: bind tools and world, run the flow, return the RunRecord.
+
+Every run ends in exactly one RunStatus; nothing a model or tool does raises out of here.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from a4a.runtime.engine.flow import run_flow
+from a4a.runtime.engine.state import Budget, RunContext, RunStatus, StopRun
+from a4a.runtime.engine.trace import Clock, Recorder, RunRecord, SystemClock, run_id
+from a4a.runtime.errors import A4AError
+from a4a.runtime.graph.issues import errors
+from a4a.runtime.graph.validate import validate
+from a4a.runtime.ir.spec import FrameworkSpec
+from a4a.runtime.llm.base import LLM
+from a4a.runtime.tools.base import ToolContext
+from a4a.runtime.tools.registry import bind_all, world_for
+from a4a.runtime.world.engine import diff
+
+
+@dataclass
+class RunOptions:
+    """How to run: identity of the run, seams (clock, human) and permissions."""
+
+    task_id: str = "adhoc"
+    seed: int = 0
+    policy: str = "unknown"
+    framework_id: str = ""
+    clock: Clock = field(default_factory=SystemClock)
+    workspace: Path | None = None
+    network: bool = False
+    trusted: bool = False
+    human: Callable[[str], str] | None = None
+
+
+async def run_framework(spec: FrameworkSpec, task: str, llm: LLM,
+                        options: RunOptions | None = None) -> RunRecord:
+    """Run `spec` on `task` with `llm`; always returns a record with a typed status."""
+    opts = options or RunOptions()
+    recorder = Recorder(opts.clock)
+    started = opts.clock.now()
+    rid = run_id(opts.framework_id or spec.name, opts.task_id, opts.seed, opts.policy)
+    world = world_for(spec, opts.seed)
+    before = world.snapshot() if world else {}
+    status, answer, error = RunStatus.COMPLETED, "", None
+    with tempfile.TemporaryDirectory(prefix="a4a-run-") as tmp:
+        workspace = opts.workspace or Path(tmp)
+        try:
+            rt = _context(spec, task, llm, opts, recorder, world, workspace, rid)
+            rt.budget.start()
+            answer = await run_flow(rt, spec.entry, task)
+        except StopRun as stop:
+            status = stop.status
+            error = {"message": stop.message, **stop.data}
+        except A4AError as err:
+            status = RunStatus.INVALID if err.code.startswith(("spec", "binding")) else (
+                RunStatus.TOOL_ABORT)
+            error = err.to_dict()
+        except Exception as err:  # a bug must still end the run in a typed status
+            status = RunStatus.INTERNAL
+            error = {"message": f"{type(err).__name__}: {err}"}
+    recorder.add("run_end", status=str(status), answer=answer)
+    return RunRecord(
+        run_id=rid, framework_id=opts.framework_id, framework=spec.name, task_id=opts.task_id,
+        task=task, policy=opts.policy, seed=opts.seed, status=str(status), final_answer=answer,
+        counts=dict(recorder.counts), events=recorder.events,
+        world_diff=diff(before, world.snapshot()) if world else [], started=started,
+        ended=opts.clock.now(), error=error,
+    )
+
+
+def _context(spec: FrameworkSpec, task: str, llm: LLM, opts: RunOptions, recorder: Recorder,
+             world: object, workspace: Path, rid: str) -> RunContext:
+    problems = errors(validate(spec))
+    if problems:
+        raise StopRun(RunStatus.INVALID, f"the framework is invalid: {problems[0]}",
+                      issues=[p.to_dict() for p in problems])
+    lim = spec.limits
+    budget = Budget(lim.max_steps, lim.max_tokens, lim.timeout_s, lim.max_depth, opts.clock)
+    services: dict[str, object] = {"world": world, "clock": opts.clock, "human": opts.human}
+    ctx = ToolContext(rid, spec.entry, workspace, {}, opts.network, services)
+    return RunContext(spec, llm, bind_all(spec, trusted=opts.trusted), recorder, budget, ctx,
+                      task)

@@ -1,0 +1,1 @@
+"""Tools: a registry keyed by name; builtins, world operations, MCP and sandboxed code."""

@@ -1,0 +1,117 @@
+"""The tool interface: a schema, a flag for side effects, and an async call.
+
+A tool never raises for a bad call: wrong arguments, missing records or violated
+preconditions come back as a ToolOutcome with a structured error the model sees next turn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+from a4a.runtime.llm.base import ToolSchema
+
+
+@dataclass(frozen=True)
+class ToolError:
+    """A structured tool failure."""
+
+    code: str
+    message: str
+    hint: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        """JSON shape."""
+        return {"code": self.code, "message": self.message, "hint": self.hint}
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """A tool's result: JSON-able content, or an error."""
+
+    content: Any = None
+    error: ToolError | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the call succeeded."""
+        return self.error is None
+
+    def text(self) -> str:
+        """What the model reads."""
+        if self.error:
+            return json.dumps({"error": self.error.to_dict()}, ensure_ascii=False)
+        if isinstance(self.content, str):
+            return self.content
+        return json.dumps(self.content, ensure_ascii=False, sort_keys=True)
+
+
+@dataclass
+class ToolContext:
+    """What a tool may touch during one run."""
+
+    run_id: str
+    agent: str
+    workspace: Path
+    storage: dict[str, Any] = field(default_factory=dict)
+    network: bool = False
+    services: dict[str, Any] = field(default_factory=dict)  # world, human, sandbox, mcp pool
+
+
+class Tool(Protocol):
+    """A callable tool."""
+
+    @property
+    def schema(self) -> ToolSchema:
+        """What the model sees."""
+        ...
+
+    @property
+    def writes(self) -> bool:
+        """Whether calling it changes the world."""
+        ...
+
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        """Run the tool; never raises for a bad call."""
+        ...
+
+
+@dataclass(frozen=True)
+class FunctionTool:
+    """A tool backed by an async or sync function of (args, ctx)."""
+
+    schema: ToolSchema
+    fn: Callable[[dict[str, Any], ToolContext], Awaitable[ToolOutcome] | ToolOutcome]
+    writes: bool = False
+
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        """Validate the arguments against the schema, then run the function."""
+        problem = argument_problem(self.schema.parameters, args)
+        if problem:
+            return ToolOutcome(error=ToolError("invalid_arguments", problem,
+                                               "Fix the arguments to match the tool's schema."))
+        out = self.fn(args, ctx)
+        return await out if isinstance(out, Awaitable) else out
+
+
+def argument_problem(schema: dict[str, Any], args: Any) -> str | None:
+    """The first way `args` breaks `schema`, in words; None when valid."""
+    if not isinstance(args, dict):
+        return "arguments must be a JSON object"
+    validator = _validator(json.dumps(schema, sort_keys=True))
+    error = next(iter(sorted(validator.iter_errors(args), key=lambda e: list(e.path))), None)
+    if error is None:
+        return None
+    where = ".".join(str(p) for p in error.path)
+    return f"{where}: {error.message}" if where else error.message
+
+
+@lru_cache(maxsize=2048)
+def _validator(schema_text: str) -> Any:
+    import jsonschema  # imported on first tool call, not on `a4a --help`
+
+    return jsonschema.Draft202012Validator(json.loads(schema_text))

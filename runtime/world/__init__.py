@@ -1,0 +1,1 @@
+"""Simulated worlds: typed records from the domain packs, operations with preconditions."""
