@@ -137,3 +137,32 @@ def validate(path: str | Path) -> ValidationReport:
     if p.is_dir():
         issues += drift_issues(p, spec)
     return ValidationReport(p, kind, spec, issues)
+
+
+def run(path: str | Path, task: str, llm: str = "local", *, out: str | Path | None = None,
+        seed: int = 0, task_id: str = "adhoc", base_url: str | None = None,
+        trusted: bool = False, network: bool = False) -> Any:
+    """Run a framework directory or agent YAML on `task`; returns the RunRecord.
+
+    `llm` is a backend spec (`openai:<model>`, `local`, `scripted:<file>`, `fake:schema`).
+    The record is appended to `out` (JSONL, fsynced) when given. A failed run is a record
+    with a non-completed status, not an exception; unusable arguments raise UserError.
+    """
+    import asyncio
+
+    from a4a.runtime.engine.run import RunOptions, run_framework
+    from a4a.runtime.engine.trace import append
+    from a4a.runtime.llm.resolve import resolve_llm
+
+    spec = load(path)
+    lock = Path(path) / LOCK if Path(path).is_dir() else None
+    framework_id = ""
+    if lock is not None and lock.exists():
+        framework_id = str((load_yaml_file(lock) or {}).get("framework_id", ""))
+    backend = resolve_llm(llm, base_url=base_url)
+    options = RunOptions(task_id=task_id, seed=seed, policy=llm, framework_id=framework_id,
+                         trusted=trusted, network=network)
+    record = asyncio.run(run_framework(spec, task, backend, options))
+    if out is not None:
+        append(Path(out), record)
+    return record

@@ -165,6 +165,74 @@ def show(
 
 
 @app.command()
+def run(
+    path: Annotated[Path, typer.Argument(help="Framework directory or agent YAML.")],
+    task: Annotated[str, typer.Argument(help="The task for the framework.")],
+    llm: Annotated[str, typer.Option(help="Model: openai:<model>, local, scripted:<file>, "
+                                     "fake:schema.")] = "local",
+    out: Annotated[Path | None, typer.Option(help="Append the trajectory to this JSONL "
+                                             "file (default: runs/<framework>.jsonl).")] = None,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL.")] = None,
+    seed: Annotated[int, typer.Option(help="World and sampling seed.")] = 0,
+    trust: Annotated[bool, typer.Option(help="Honour import-path bindings of a hand-written "
+                                        "config you trust.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run a framework on a task; print the answer and status, write the trajectory."""
+
+    def go() -> int:
+        from a4a import api
+
+        target = out or Path("runs") / f"{api.load(path).name}.jsonl"
+        record = api.run(path, task, llm, out=target, seed=seed, base_url=base_url,
+                         trusted=trust)
+        summary = {"run_id": record.run_id, "status": record.status,
+                   "final_answer": record.final_answer, "trajectory": str(target),
+                   **record.counts, "error": record.error}
+        if as_json:
+            _emit_json(summary)
+        else:
+            from a4a.render import print_run
+
+            print_run(summary)
+        return 0 if record.status == "completed" else 1
+
+    _guard(as_json, go)
+
+
+trace_app = typer.Typer(help="Inspect trajectories.", no_args_is_help=True,
+                        rich_markup_mode=None)
+app.add_typer(trace_app, name="trace")
+
+
+@trace_app.command("show")
+def trace_show(
+    file: Annotated[Path, typer.Argument(help="Trajectory JSONL file.")],
+    run_id: Annotated[str | None, typer.Option("--run", help="Only this run id.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Render the runs of a trajectory file as readable transcripts."""
+
+    def go() -> int:
+        from a4a.runtime.engine.trace import read
+        from a4a.runtime.errors import UserError
+
+        if not file.is_file():
+            raise UserError("path.missing", f"{file} does not exist", "Check the path.")
+        records = [r for r in read(file) if run_id in (None, r["run_id"])]
+        if as_json:
+            _emit_json({"runs": records})
+            return 0
+        from a4a.render import print_transcript
+
+        for record in records:
+            print_transcript(record)
+        return 0
+
+    _guard(as_json, go)
+
+
+@app.command()
 def version(as_json: JsonOpt = False) -> None:
     """Print the a4a version."""
     from a4a import __version__

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -115,3 +115,23 @@ def print_report(report: ValidationReport) -> None:
     c.print(f"{escape(str(report.path))} ({report.kind}): {status}, {n_err} error(s), "
             f"{n_warn} warning(s)")
     print_issues(report.issues)
+
+
+def print_run(summary: dict[str, object]) -> None:
+    """The answer and the status of one run."""
+    c = console()
+    ok = summary["status"] == "completed"
+    c.print(f"[{'green' if ok else 'red'}]{summary['status']}[/]  run {summary['run_id']}  "
+            f"{summary['llm_calls']} model calls, {summary['tool_calls']} tool calls, "
+            f"{summary['tool_errors']} tool errors")
+    c.print(escape(str(summary["final_answer"]) or "(no answer)"))
+    c.print(f"[dim]trajectory: {escape(str(summary['trajectory']))}[/]")
+
+
+def print_transcript(record: dict[str, Any]) -> None:
+    """A readable transcript of one run."""
+    from a4a.runtime.engine.transcript import lines
+
+    c = console()
+    for style, text in lines(record):
+        c.print(f"[{style}]{escape(text)}[/]")

@@ -5,7 +5,6 @@ Every run ends in exactly one RunStatus; nothing a model or tool does raises out
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +13,7 @@ from a4a.runtime.engine.flow import run_flow
 from a4a.runtime.engine.state import Budget, RunContext, RunStatus, StopRun
 from a4a.runtime.engine.trace import Clock, Recorder, RunRecord, SystemClock, run_id
 from a4a.runtime.errors import A4AError
-from a4a.runtime.graph.issues import errors
+from a4a.runtime.graph.issues import Issue, errors
 from a4a.runtime.graph.validate import validate
 from a4a.runtime.ir.spec import FrameworkSpec
 from a4a.runtime.llm.base import LLM
@@ -48,22 +47,24 @@ async def run_framework(spec: FrameworkSpec, task: str, llm: LLM,
     world = world_for(spec, opts.seed)
     before = world.snapshot() if world else {}
     status, answer, error = RunStatus.COMPLETED, "", None
-    with tempfile.TemporaryDirectory(prefix="a4a-run-") as tmp:
-        workspace = opts.workspace or Path(tmp)
-        try:
-            rt = _context(spec, task, llm, opts, recorder, world, workspace, rid)
-            rt.budget.start()
-            answer = await run_flow(rt, spec.entry, task)
-        except StopRun as stop:
-            status = stop.status
-            error = {"message": stop.message, **stop.data}
-        except A4AError as err:
-            status = RunStatus.INVALID if err.code.startswith(("spec", "binding")) else (
-                RunStatus.TOOL_ABORT)
-            error = err.to_dict()
-        except Exception as err:  # a bug must still end the run in a typed status
-            status = RunStatus.INTERNAL
-            error = {"message": f"{type(err).__name__}: {err}"}
+    ctx = ToolContext(rid, spec.entry, opts.workspace, {}, opts.network,
+                      {"world": world, "clock": opts.clock, "human": opts.human})
+    try:
+        rt = _context(spec, task, llm, opts, recorder, ctx)
+        rt.budget.start()
+        answer = await run_flow(rt, spec.entry, task)
+    except StopRun as stop:
+        status = stop.status
+        error = {"message": stop.message, **stop.data}
+    except A4AError as err:
+        status = RunStatus.INVALID if err.code.startswith(("spec", "binding")) else (
+            RunStatus.TOOL_ABORT)
+        error = err.to_dict()
+    except Exception as err:  # a bug must still end the run in a typed status
+        status = RunStatus.INTERNAL
+        error = {"message": f"{type(err).__name__}: {err}"}
+    finally:
+        ctx.cleanup()
     recorder.add("run_end", status=str(status), answer=answer)
     return RunRecord(
         run_id=rid, framework_id=opts.framework_id, framework=spec.name, task_id=opts.task_id,
@@ -75,14 +76,26 @@ async def run_framework(spec: FrameworkSpec, task: str, llm: LLM,
 
 
 def _context(spec: FrameworkSpec, task: str, llm: LLM, opts: RunOptions, recorder: Recorder,
-             world: object, workspace: Path, rid: str) -> RunContext:
-    problems = errors(validate(spec))
+             ctx: ToolContext) -> RunContext:
+    problems = _problems(spec)
     if problems:
         raise StopRun(RunStatus.INVALID, f"the framework is invalid: {problems[0]}",
                       issues=[p.to_dict() for p in problems])
     lim = spec.limits
     budget = Budget(lim.max_steps, lim.max_tokens, lim.timeout_s, lim.max_depth, opts.clock)
-    services: dict[str, object] = {"world": world, "clock": opts.clock, "human": opts.human}
-    ctx = ToolContext(rid, spec.entry, workspace, {}, opts.network, services)
     return RunContext(spec, llm, bind_all(spec, trusted=opts.trusted), recorder, budget, ctx,
                       task)
+
+
+_CHECKED: dict[int, tuple[FrameworkSpec, list[Issue]]] = {}
+
+
+def _problems(spec: FrameworkSpec) -> list[Issue]:
+    """Validation errors, remembered per spec object (batches run one spec many times)."""
+    hit = _CHECKED.get(id(spec))
+    if hit is None or hit[0] is not spec:
+        if len(_CHECKED) > 256:
+            _CHECKED.clear()
+        hit = (spec, errors(validate(spec)))
+        _CHECKED[id(spec)] = hit
+    return hit[1]

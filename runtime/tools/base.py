@@ -7,6 +7,8 @@ preconditions come back as a ToolOutcome with a structured error the model sees 
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -56,10 +58,25 @@ class ToolContext:
 
     run_id: str
     agent: str
-    workspace: Path
+    workspace_path: Path | None = None  # created on first use when None
     storage: dict[str, Any] = field(default_factory=dict)
     network: bool = False
     services: dict[str, Any] = field(default_factory=dict)  # world, human, sandbox, mcp pool
+    created: list[Path] = field(default_factory=list)
+
+    @property
+    def workspace(self) -> Path:
+        """The run's private workspace (made lazily: most runs never touch files)."""
+        if self.workspace_path is None:
+            self.workspace_path = Path(tempfile.mkdtemp(prefix="a4a-run-"))
+            self.created.append(self.workspace_path)
+        return self.workspace_path
+
+    def cleanup(self) -> None:
+        """Remove a workspace this context created."""
+        for path in self.created:
+            shutil.rmtree(path, ignore_errors=True)
+        self.created.clear()
 
 
 class Tool(Protocol):

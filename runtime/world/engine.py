@@ -10,6 +10,7 @@ update, delete, add_to, remove_from) and fail with structured WorldErrors: `not_
 from __future__ import annotations
 
 import copy
+import json
 import random
 from typing import Any
 
@@ -32,8 +33,9 @@ class World:
                 self.tables[f"{pack.id}.{res.name}"] = self._seed(pack, res)
 
     def snapshot(self) -> dict[str, dict[str, Record]]:
-        """A deep copy of every table."""
-        return copy.deepcopy(self.tables)
+        """A deep copy of every table (records are JSON data: a JSON round trip is fastest)."""
+        copied: dict[str, dict[str, Record]] = json.loads(json.dumps(self.tables))
+        return copied
 
     def call(self, pack_id: str, op_name: str, args: dict[str, Any]) -> Any:
         """Execute an operation; raises WorldError."""
