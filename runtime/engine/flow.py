@@ -34,6 +34,7 @@ async def run_flow(rt: RunContext, start: str, task: str, stop_at: str | None = 
         last = result.text
         step = await _next(rt, current, result)
         if step is None:
+            rt.exhausted = result.exhausted
             return last
         current, text_in = step
         if current == stop_at:

@@ -53,6 +53,9 @@ async def run_framework(spec: FrameworkSpec, task: str, llm: LLM,
         rt = _context(spec, task, llm, opts, recorder, ctx)
         rt.budget.start()
         answer = await run_flow(rt, spec.entry, task)
+        if rt.exhausted:
+            status = RunStatus.MAX_STEPS
+            error = {"message": "the last agent used all its steps without answering"}
     except StopRun as stop:
         status = stop.status
         error = {"message": stop.message, **stop.data}

@@ -85,3 +85,4 @@ class RunContext:
     tool_ctx: ToolContext
     task: str
     loop_counts: dict[int, int] = field(default_factory=dict)
+    exhausted: bool = False  # the agent whose output ended the run hit its step cap
