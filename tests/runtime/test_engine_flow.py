@@ -137,7 +137,7 @@ def test_delegation_is_isolated_and_returns_a_result() -> None:
         "lead": [call("worker", message="read ISS-001"), say("summary")],
         "worker": [call("get_issue", issue_id="ISS-001"), say("it is open")]})
     assert record.final_answer == "summary"
-    worker_msgs = [r for r in llm.requests if r.agent == "worker"][0].messages
+    worker_msgs = next(r for r in llm.requests if r.agent == "worker").messages
     assert [m.content for m in worker_msgs[1:]] == ["read ISS-001"]
     tool_events = [e for e in record.events if e["type"] == "tool_call"]
     assert [e["name"] for e in tool_events] == ["get_issue", "worker"]
