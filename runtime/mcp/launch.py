@@ -24,6 +24,7 @@ from a4a.runtime.ir.spec import McpServer
 INHERITED_ENV = ("PATH", "HOME", "LANG")
 ENV_BINARY = shutil.which("env", path=os.defpath) or "/usr/bin/env"
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+DEFAULT_TIMEOUT_S = 60.0
 # Servers run in a4a's own environment, where their packages are installed.
 _PYTHON = frozenset({"python", "python3"})
 
@@ -37,6 +38,7 @@ class LaunchSpec:
     args: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
     cwd: Path = field(default_factory=Path.cwd)
+    timeout_s: float = DEFAULT_TIMEOUT_S
 
     def child_env(self) -> dict[str, str]:
         """The complete environment of the child: the inherited minimum plus `env`."""
@@ -63,7 +65,8 @@ def resolve(server: McpServer, *, workspace: Path, trusted: bool) -> LaunchSpec:
             it carry its own command, arguments or environment.
 
     Returns:
-        The resolved launch; `python` means the current interpreter.
+        The resolved launch; `python` means the current interpreter, and the entry's
+        `timeout` becomes the default per-call timeout.
 
     Raises:
         RunError: mcp.transport_unsupported, mcp.ambiguous, mcp.unknown_server,
@@ -99,7 +102,8 @@ def resolve(server: McpServer, *, workspace: Path, trusted: bool) -> LaunchSpec:
     return LaunchSpec(
         name=server.name, command=_executable(command, server.name),
         args=tuple(a.replace("{workspace}", ws) for a in args),
-        env={k: v.replace("{workspace}", ws) for k, v in env.items()}, cwd=workspace)
+        env={k: v.replace("{workspace}", ws) for k, v in env.items()}, cwd=workspace,
+        timeout_s=server.timeout or DEFAULT_TIMEOUT_S)
 
 
 def _from_registry(server: McpServer) -> tuple[str, list[str], dict[str, str]]:
@@ -137,8 +141,8 @@ def _executable(command: str, name: str) -> str:
 
 def _untrusted(server: McpServer, what: str) -> RunError:
     return RunError("mcp.untrusted", f"MCP server {server.name!r} {what}",
-                    "Bind a vetted server by id, or run a hand-written config you have read "
-                    "with an explicit trust flag. " + _registry_hint(), server=server.name)
+                    "Bind a vetted server by id, or, for a hand-written config you have read, "
+                    "run with --trust. " + _registry_hint(), server=server.name)
 
 
 def _registry_hint() -> str:

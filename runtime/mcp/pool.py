@@ -14,6 +14,7 @@ from contextlib import AsyncExitStack
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any
 
+from a4a import __version__
 from a4a.runtime.errors import RunError, UserError
 from a4a.runtime.mcp.launch import LaunchSpec
 from a4a.runtime.mcp.pinning import verify
@@ -43,6 +44,7 @@ class McpPool:
             raise UserError("mcp.duplicate_server", f"MCP server names repeat: {dupes}",
                             "Give each server of a run its own name.", servers=dupes)
         self._launches = tuple(launches)
+        self._timeouts = {launch.name: launch.timeout_s for launch in launches}
         self._pinned = pinned
         self._start_timeout_s = start_timeout_s
         self._clients: dict[str, Client] = {}
@@ -60,17 +62,18 @@ class McpPool:
         if self._stack is not None:
             raise UserError("mcp.pool_reentered", "the MCP pool is already open",
                             "Open one pool per run.")
+        stack = AsyncExitStack()
         try:
-            async with AsyncExitStack() as stack:
-                for launch in self._launches:
-                    self._clients[launch.name] = await _start(stack, launch,
-                                                              self._start_timeout_s)
-                await self.list_tools()
-                self._stack = stack.pop_all()
+            for launch in self._launches:
+                self._clients[launch.name] = await _start(stack, launch, self._start_timeout_s)
+            await self.list_tools()
         except BaseException:
             self._clients.clear()
             self._tools.clear()
+            # Closed without the error, so the sessions' task groups do not wrap it.
+            await stack.aclose()
             raise
+        self._stack = stack
         return self
 
     async def __aexit__(self, exc_type: type[BaseException] | None,
@@ -104,13 +107,13 @@ class McpPool:
         return tools
 
     async def call(self, name: str, arguments: dict[str, Any] | None = None,
-                   timeout_s: float = 60.0) -> McpOutcome:
+                   timeout_s: float | None = None) -> McpOutcome:
         """Call a listed tool by its namespaced name; failures come back as outcomes.
 
         Args:
             name: `server__tool`, as returned by `list_tools`.
             arguments: The tool's arguments (validated by the server).
-            timeout_s: Seconds to wait for the result.
+            timeout_s: Seconds to wait for the result; by default the server's own.
 
         Returns:
             The outcome; error codes mcp.unknown_tool, mcp.tool_error, mcp.timeout,
@@ -122,7 +125,8 @@ class McpPool:
             known = ", ".join(sorted(self._tools)) or "none"
             return McpOutcome.failed("mcp.unknown_tool",
                                      f"no MCP tool {name!r}; available: {known}")
-        return await _call(client, tool, arguments or {}, timeout_s)
+        wait = timeout_s if timeout_s is not None else self._timeouts[tool.server]
+        return await _call(client, tool, arguments or {}, wait)
 
 
 async def _start(stack: AsyncExitStack, launch: LaunchSpec, timeout_s: float) -> Client:
@@ -139,7 +143,7 @@ async def _start(stack: AsyncExitStack, launch: LaunchSpec, timeout_s: float) ->
     # on a stale copy.
     client = Client(stdio_client(params, errlog=errlog), cache=None,
                     read_timeout_seconds=timeout_s,
-                    client_info=Implementation(name="a4a", version="1"))
+                    client_info=Implementation(name="a4a", version=__version__))
     try:
         return await stack.enter_async_context(client)
     except Exception as err:  # any failure of a foreign process to come up is the same fault

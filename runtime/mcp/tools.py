@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the SDK is optional and imported only where a server runs
@@ -54,7 +54,7 @@ class McpOutcome:
 
     ok: bool
     content: Any = ""
-    error: dict[str, str] | None = field(default=None)
+    error: dict[str, str] | None = None
 
     @classmethod
     def failed(cls, code: str, message: str, content: Any = "") -> McpOutcome:
