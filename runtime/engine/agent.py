@@ -44,6 +44,9 @@ def tool_schemas(rt: RunContext, agent: AgentSpec) -> list[ToolSchema]:
     """Everything the agent may call: its tools, its sub-agents, its control tools."""
     specs = {t.name: t for t in rt.spec.tools}
     own = [schema_of(specs[n]) for n in agent.tool_names() if n in specs]
+    own += [t.schema for name, t in sorted(rt.tools.items()) if "__" in name
+            and name.split("__", 1)[0] in rt.mcp_servers.get(agent.name, set())
+            and name not in specs]
     children = [e.target for e in rt.spec.edges if e.source == agent.name and e.kind == "delegate"]
     subs = [_delegate_schema(c) for c in (rt.spec.agent(n) for n in children) if c]
     return own + subs + control_tools(rt.spec, agent.name)

@@ -8,8 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from a4a.runtime.engine.flow import run_flow
+from a4a.runtime.engine.mcp_bind import agent_servers, mcp_tools
 from a4a.runtime.engine.state import Budget, RunContext, RunStatus, StopRun
 from a4a.runtime.engine.trace import Clock, Recorder, RunRecord, SystemClock, run_id
 from a4a.runtime.errors import A4AError
@@ -35,6 +37,7 @@ class RunOptions:
     network: bool = False
     trusted: bool = False
     human: Callable[[str], str] | None = None
+    mcp_pins: dict[str, Any] | None = None  # a4a.lock `mcp:`; a changed schema aborts
 
 
 async def run_framework(spec: FrameworkSpec, task: str, llm: LLM,
@@ -49,10 +52,15 @@ async def run_framework(spec: FrameworkSpec, task: str, llm: LLM,
     status, answer, error = RunStatus.COMPLETED, "", None
     ctx = ToolContext(rid, spec.entry, opts.workspace, {}, opts.network,
                       {"world": world, "clock": opts.clock, "human": opts.human})
+    pins: dict[str, Any] = {}
     try:
         rt = _context(spec, task, llm, opts, recorder, ctx)
         rt.budget.start()
-        answer = await run_flow(rt, spec.entry, task)
+        async with mcp_tools(spec, ctx, trusted=opts.trusted, pinned=opts.mcp_pins) as (
+                remote, pins):
+            rt.tools.update(remote)
+            rt.mcp_servers = agent_servers(spec) if remote else {}
+            answer = await run_flow(rt, spec.entry, task)
         if rt.exhausted:
             status = RunStatus.MAX_STEPS
             error = {"message": "the last agent used all its steps without answering"}
@@ -74,7 +82,7 @@ async def run_framework(spec: FrameworkSpec, task: str, llm: LLM,
         task=task, policy=opts.policy, seed=opts.seed, status=str(status), final_answer=answer,
         counts=dict(recorder.counts), events=recorder.events,
         world_diff=diff(before, world.snapshot()) if world else [], started=started,
-        ended=opts.clock.now(), error=error,
+        ended=opts.clock.now(), error=error, mcp=pins or None,
     )
 
 

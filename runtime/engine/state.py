@@ -86,3 +86,4 @@ class RunContext:
     task: str
     loop_counts: dict[int, int] = field(default_factory=dict)
     exhausted: bool = False  # the agent whose output ended the run hit its step cap
+    mcp_servers: dict[str, set[str]] = field(default_factory=dict)  # agent -> its servers

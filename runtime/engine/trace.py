@@ -133,6 +133,7 @@ class RunRecord:
     ended: float
     error: dict[str, Any] | None = None
     rewards: dict[str, float] | None = None
+    mcp: dict[str, Any] | None = None  # schema hashes of the MCP tools bound in this run
 
     def to_json(self) -> str:
         """One JSONL line (sorted keys, so equal runs give equal bytes)."""
