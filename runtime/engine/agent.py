@@ -60,7 +60,8 @@ async def run_agent(rt: RunContext, agent: AgentSpec, task: str, *, depth: int =
     rt.recorder.add("agent_start", agent=agent.name, span=span, parent=parent, input=task)
     schemas = tuple(tool_schemas(rt, agent))
     names = {s.name for s in schemas}
-    messages: list[Message] = [Message("system", agent.system_prompt), Message("user", task)]
+    prompt = system_prompt(rt, agent, schemas, task)
+    messages: list[Message] = [Message("system", prompt), Message("user", task)]
     result = AgentResult("", exhausted=True)
     for _ in range(agent.max_iterations):
         rt.budget.step()
@@ -87,6 +88,30 @@ async def run_agent(rt: RunContext, agent: AgentSpec, task: str, *, depth: int =
                     decision=result.decision.__dict__ if result.decision else None,
                     exhausted=result.exhausted)
     return result
+
+
+def system_prompt(rt: RunContext, agent: AgentSpec, schemas: tuple[ToolSchema, ...],
+                  task: str) -> str:
+    """The agent's system prompt; jinja prompts render with the runtime's variables."""
+    if agent.system_prompt_type != "jinja":
+        return agent.system_prompt
+    import time
+
+    from jinja2 import StrictUndefined, TemplateError
+    from jinja2.sandbox import SandboxedEnvironment
+
+    now = rt.recorder.clock.now()
+    context = {"date": time.strftime("%Y-%m-%d", time.gmtime(now)), "task": task,
+               "agent_name": agent.name, "framework_name": rt.spec.name,
+               "tools": [s.name for s in schemas], "sub_agents": [
+                   e.target for e in rt.spec.edges if e.source == agent.name
+                   and e.kind == "delegate"]}
+    env = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
+    try:
+        return env.from_string(agent.system_prompt).render(context)
+    except TemplateError as err:
+        raise StopRun(RunStatus.INVALID, f"the prompt of {agent.name} does not render: {err}"
+                      ) from err
 
 
 async def _ask(rt: RunContext, agent: AgentSpec, span: str, parent: str | None,

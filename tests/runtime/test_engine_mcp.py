@@ -77,3 +77,14 @@ def test_nexau_example_runs_and_its_web_tools_fail_as_observations() -> None:
     assert record.status == "completed"
     event = next(e for e in record.events if e["type"] == "tool_call")
     assert event["result"]["error"]["code"] == "network_disabled"
+
+
+def test_jinja_prompts_render_with_runtime_variables() -> None:
+    from a4a.runtime.loader.nexau import load_agent_config
+
+    root = Path(__file__).resolve().parents[1] / "data" / "nexau"
+    spec = load_agent_config(root / "deep_research_agent.yaml")
+    llm = ScriptedLLM({"deep_research_agent": [Step(content="ok")]})
+    asyncio.run(run_framework(spec, "t", llm, RunOptions(clock=FixedClock())))
+    system = llm.requests[0].messages[0].content
+    assert system.startswith("Date: 2026-01-01\n") and "{{" not in system
