@@ -44,15 +44,17 @@ class SandboxLimits:
     max_file_mb: int = 16
 
     def __post_init__(self) -> None:
-        bad = [f.name for f in fields(self) if not _positive(getattr(self, f.name))]
+        bad = [f.name for f in fields(self)
+               if not _positive(getattr(self, f.name), whole=f.type == "int")]
         if bad:
             raise UserError("sandbox.limits", f"sandbox limits must be positive numbers: {bad}",
-                            hint="pass a positive value for each limit, or keep the default",
-                            fields=bad)
+                            hint="pass a positive value for each limit (whole numbers for all "
+                                 "but timeout_s), or keep the default", fields=bad)
 
 
-def _positive(value: object) -> bool:
-    return (isinstance(value, int | float) and not isinstance(value, bool)
+def _positive(value: object, *, whole: bool) -> bool:
+    kinds = int if whole else int | float
+    return (isinstance(value, kinds) and not isinstance(value, bool)
             and math.isfinite(value) and value > 0)
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from a4a.runtime.errors import RunError
 from a4a.runtime.sandbox.base import SandboxLimits, SandboxResult, check_workspace
-from a4a.runtime.sandbox.ownership import hand_over, take_back
+from a4a.runtime.sandbox.ownership import Owners, hand_over, take_back
 from a4a.runtime.sandbox.process import BOOTSTRAP, Outcome, rlimit_args, run_limited, to_result
 
 # The uid the code runs as, inside and (when the runtime is root) outside: nobody.
@@ -45,6 +45,9 @@ INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`
 
 class BubblewrapSandbox:
     """Runs code under bubblewrap with the running interpreter's standard library.
+
+    One run at a time per workspace: as root, a run lends the workspace to the sandbox uid
+    and takes it back when it ends.
 
     Args:
         bwrap: path of the bwrap program; found on PATH when omitted.
@@ -84,7 +87,7 @@ class BubblewrapSandbox:
     def _run(self, tools: _Tools, root: Path, limits: SandboxLimits, code_fd: int) -> Outcome:
         argv = [*self._outer(tools, root, code_fd), *self._drop(tools),
                 *self._inner(tools, limits)]
-        owners = hand_over(root, self.uid, self.uid) if self.as_root else None
+        owners = self._lend(root) if self.as_root else None
         try:
             # bwrap gets an empty environment: its own environment is readable in the sandbox.
             return run_limited(argv, env={}, cwd="/", timeout_s=limits.timeout_s,
@@ -92,6 +95,15 @@ class BubblewrapSandbox:
         finally:
             if owners is not None:
                 take_back(root, owners)
+
+    def _lend(self, root: Path) -> Owners:
+        try:
+            return hand_over(root, self.uid, self.uid)
+        except OSError as err:
+            raise RunError("sandbox.start_failed",
+                           f"cannot lend the workspace to the sandbox user: {err}",
+                           hint="use a workspace on a local file system that root may chown",
+                           workspace=str(root)) from err
 
     def _tools(self) -> _Tools:
         """The programs this run needs.
@@ -115,8 +127,10 @@ class BubblewrapSandbox:
         binds = _Binds()
         for path in _SYSTEM_DIRS:
             binds.system(path)
-        # Sorted, so a prefix is bound before any path inside it (which it then covers).
-        for path in sorted({*_python_roots(self.python), tools.bwrap, tools.setpriv or "/"}):
+        # The programs that run inside the view must be in it. Sorted, so a prefix is bound
+        # before any path inside it (which it then already shows).
+        programs = [tools.bwrap] + ([tools.setpriv] if tools.setpriv else [])
+        for path in sorted({*_python_roots(self.python), *programs}):
             binds.ro(path)
         for path in _ETC_FILES:
             if os.path.exists(path):

@@ -37,7 +37,7 @@ def get_sandbox(allow_unsafe: bool = False) -> Sandbox:
     if allow_unsafe:
         return UnsafeLocalSandbox()
     raise RunError("sandbox.unavailable", f"no sandbox for code tools: {problem}",
-                   hint=f"{INSTALL_HINT} (--allow-unsafe-code, get_sandbox(allow_unsafe=True))",
+                   hint=f"{INSTALL_HINT} (get_sandbox(allow_unsafe=True))",
                    problem=problem)
 
 

@@ -58,6 +58,13 @@ def test_limits_reject_non_positive_values(field: str, value: object) -> None:
     assert info.value.data["fields"] == [field]
 
 
+def test_limits_other_than_the_timeout_are_whole_numbers() -> None:
+    assert SandboxLimits(timeout_s=0.5).timeout_s == 0.5
+    with pytest.raises(UserError) as info:
+        SandboxLimits(memory_mb=1.5)  # type: ignore[arg-type]
+    assert info.value.data["fields"] == ["memory_mb"]
+
+
 def test_result_ok() -> None:
     assert scripted_result("x").ok
     assert not scripted_result(exit_code=1).ok
