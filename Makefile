@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEVSTAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean sandbox
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -19,12 +19,17 @@ $(DEVSTAMP): $(STAMP)
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $@
 
-demo: $(STAMP)
+# Code tools run only under bubblewrap (the runtime fails closed without it); Debian ships it.
+sandbox:
+	command -v bwrap >/dev/null || (apt-get update && apt-get install -y bubblewrap)
+
+demo: $(STAMP) sandbox
 	$(BIN)/a4a build "a team that triages GitHub issues" --out demo/github-triage
 	$(BIN)/a4a show demo/github-triage
 
-test: lint
-	$(BIN)/python -m pytest
+# A4A_REQUIRE_SANDBOX turns a missing bubblewrap into failures instead of skipped probes.
+test: lint sandbox
+	A4A_REQUIRE_SANDBOX=1 $(BIN)/python -m pytest
 
 # mypy cannot follow the folder-to-package mapping, so it checks a tree of symlinks
 # laid out as the installed package is.
