@@ -37,6 +37,8 @@ class RunOptions:
     network: bool = False
     trusted: bool = False
     human: Callable[[str], str] | None = None
+    allow_unsafe: bool = False  # run code tools without a sandbox (explicit opt-in only)
+    sandbox: Any = None  # a Sandbox to use instead of the default (tests pass a fake)
     mcp_pins: dict[str, Any] | None = None  # a4a.lock `mcp:`; a changed schema aborts
 
 
@@ -51,7 +53,8 @@ async def run_framework(spec: FrameworkSpec, task: str, llm: LLM,
     before = world.snapshot() if world else {}
     status, answer, error = RunStatus.COMPLETED, "", None
     ctx = ToolContext(rid, spec.entry, opts.workspace, {}, opts.network,
-                      {"world": world, "clock": opts.clock, "human": opts.human})
+                      {"world": world, "clock": opts.clock, "human": opts.human,
+                       "sandbox": opts.sandbox, "allow_unsafe": opts.allow_unsafe})
     pins: dict[str, Any] = {}
     try:
         rt = _context(spec, task, llm, opts, recorder, ctx)

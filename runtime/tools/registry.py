@@ -18,6 +18,7 @@ from a4a.runtime.tools.base import (
     argument_problem,
 )
 from a4a.runtime.tools.builtins import BUILTINS
+from a4a.runtime.tools.code import SandboxTool
 from a4a.runtime.world.engine import World
 from a4a.runtime.world.errors import WorldError
 
@@ -75,6 +76,8 @@ def bind(tool: ToolSpec, *, trusted: bool = False) -> Tool:
     if kind == "builtin" and ref in BUILTINS:
         builtin = BUILTINS[ref]
         return FunctionTool(schema, builtin.fn, builtin.writes)
+    if kind == "sandbox":
+        return SandboxTool(schema)
     if kind == "binding" and not trusted:
         raise RunError("binding.untrusted", f"tool {tool.name!r} is bound to the import path "
                        f"{ref!r}", "Run hand-written configs you trust with --trust.")

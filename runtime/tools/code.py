@@ -1,0 +1,46 @@
+"""The `sandbox:python` tool: model-written code runs only in the sandbox.
+
+The sandbox comes from the run's services (a fake in tests), else `get_sandbox`, which
+fails closed: without bubblewrap the call is refused unless the run allowed unsafe
+execution explicitly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from a4a.runtime.errors import A4AError
+from a4a.runtime.llm.base import ToolSchema
+from a4a.runtime.tools.base import ToolContext, ToolError, ToolOutcome, argument_problem
+
+PYTHON_SCHEMA = {"type": "object", "required": ["code"], "additionalProperties": False,
+                 "properties": {"code": {"type": "string",
+                                         "description": "Python 3 source; print the results"}}}
+
+
+@dataclass(frozen=True)
+class SandboxTool:
+    """Runs Python code in the sandbox and returns its exit code and output."""
+
+    schema: ToolSchema
+    writes: bool = True
+
+    async def call(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        """Run the code; sandbox failures become structured errors, never exceptions."""
+        problem = argument_problem(self.schema.parameters, args)
+        if problem:
+            return ToolOutcome(error=ToolError("invalid_arguments", problem, "Pass `code`."))
+        from a4a.runtime.sandbox import SandboxLimits, get_sandbox
+
+        try:
+            sandbox = ctx.services.get("sandbox") or get_sandbox(
+                allow_unsafe=bool(ctx.services.get("allow_unsafe")))
+            result = await asyncio.to_thread(sandbox.run_python, str(args["code"]),
+                                             workspace=ctx.workspace, limits=SandboxLimits())
+        except A4AError as err:
+            return ToolOutcome(error=ToolError(err.code, err.message, err.hint))
+        return ToolOutcome({"exit_code": result.exit_code, "stdout": result.stdout,
+                            "stderr": result.stderr, "timed_out": result.timed_out,
+                            "limit_hit": result.limit_hit, "truncated": result.truncated})
