@@ -64,7 +64,8 @@ class OpenAIBackend:
         timeout_s: seconds to wait for one answer.
         capture_tokens: request logprobs and keep token ids and logprobs in responses
             (token ids need vLLM's `--return-tokens-as-token-ids` or `return_token_ids`).
-        extra_body: extra request fields for server-specific options.
+        extra_body: extra request fields for server-specific options (vLLM's
+            `return_token_ids`, say); the request's own fields win over them.
 
     Raises:
         UserError: on an empty model name, a bound below 1, or no API key for OpenAI itself.
@@ -101,20 +102,26 @@ class OpenAIBackend:
         """
         ensure_real_calls_allowed(self.name, base_url=self.base_url)
         conn = self._connection()
-        body = wire.request_body(request, capture_tokens=self.capture_tokens)
+        body = {"model": self.model, **self.extra_body,
+                **wire.request_body(request, capture_tokens=self.capture_tokens)}
         lane = await conn.free.get()
         try:
-            raw = await conn.clients[lane].chat.completions.with_raw_response.create(
-                model=self.model, extra_body=self.extra_body or None, **body)
-            payload = raw.content
+            # The client's documented generic `post`, not `chat.completions.create`: the body
+            # is already wire-ready, and the typed path re-walks every message against its
+            # TypedDicts, which cost about a third of the client's CPU per call (measured).
+            payload = await conn.clients[lane].post("/chat/completions", cast_to=bytes,
+                                                    body=body)
         except Exception as err:
-            raise _map_error(err, self) from err
+            mapped = _map_error(err, self)
+            if mapped is None:
+                raise  # not the client's error: a bug to see, not a failure to retry
+            raise mapped from err
         finally:
             conn.free.put_nowait(lane)
         return wire.parse_completion(payload, self.name)
 
     async def aclose(self) -> None:
-        """Close the HTTP connections of the current event loop's client."""
+        """Close the HTTP connections of the current event loop's clients."""
         live, self._live = self._live, None
         if live is not None and not live.loop.is_closed():
             for client in live.clients:
@@ -144,8 +151,8 @@ class OpenAIBackend:
         return self._live
 
 
-def _map_error(err: Exception, backend: OpenAIBackend) -> LLMError:
-    """The LLMError for a failed call, with a stable code and `retryable`."""
+def _map_error(err: Exception, backend: OpenAIBackend) -> LLMError | None:
+    """The LLMError for a client failure (stable code, `retryable`); None for other errors."""
     import openai
 
     name, url = backend.name, backend.base_url
@@ -160,11 +167,11 @@ def _map_error(err: Exception, backend: OpenAIBackend) -> LLMError:
                         retryable=True, backend=name)
     if isinstance(err, openai.APIStatusError):
         return _status_error(err, name)
-    if isinstance(err, LLMError):
-        return err
-    return LLMError("llm.bad_response", f"{name}: {type(err).__name__}: {err}",
-                    "Check that the base URL serves OpenAI-compatible chat completions.",
-                    retryable=True, backend=name)
+    if isinstance(err, openai.OpenAIError):
+        return LLMError("llm.bad_response", f"{name}: {type(err).__name__}: {err}",
+                        "Check that the base URL serves OpenAI-compatible chat completions.",
+                        retryable=True, backend=name)
+    return None
 
 
 def _status_error(err: Any, name: str) -> LLMError:
