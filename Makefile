@@ -43,6 +43,7 @@ lint: $(DEVSTAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/build_throughput.py
 	$(BIN)/python bench/cli_startup.py
+	$(BIN)/python bench/llm_concurrency.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info demo

@@ -14,6 +14,10 @@ import yaml
 DATA = Path(__file__).parent / "data"
 # Keep the template cache out of the user's home (set before any test module imports a4a).
 os.environ.setdefault("A4A_CACHE_DIR", tempfile.mkdtemp(prefix="a4a-test-cache-"))
+# Real model calls fail closed, here and in every subprocess a test starts. Tests that talk
+# to a loopback fake server opt in with a4a.runtime.llm.guard.allow_real_models().
+os.environ["A4A_BLOCK_REAL_LLM"] = "1"
+os.environ.pop("A4A_ALLOW_LOOPBACK_LLM", None)
 
 
 def load_data(name: str) -> Any:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 HIGHER = ("a4a.generator", "a4a.catalog", "a4a.training", "a4a.cli", "a4a.api")
-HEAVY = ("torch", "transformers", "peft", "ray", "dspy", "litellm", "mcp", "mcp_types")
+HEAVY = ("torch", "transformers", "peft", "ray", "dspy", "litellm", "mcp", "mcp_types", "openai")
 
 
 def _imports(path: Path) -> set[str]:

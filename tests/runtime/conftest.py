@@ -1,12 +1,18 @@
-"""Fixtures of the runtime tests: an empty sandbox workspace and a host file outside it."""
+"""Fixtures of the runtime tests: sandbox workspaces and loopback fake model servers."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from a4a.runtime.llm.fakeserver import FakeOpenAIServer
+from a4a.runtime.llm.guard import allow_real_models
 from tests.runtime.sandbox_support import SECRET
+
+ServerFactory = Callable[..., FakeOpenAIServer]
 
 
 @pytest.fixture
@@ -24,3 +30,19 @@ def outside(tmp_path: Path) -> Path:
     path.parent.mkdir()
     path.write_text(SECRET)
     return path
+
+
+@pytest.fixture
+def fake_server() -> Iterator[ServerFactory]:
+    """Start loopback fake servers (kwargs as FakeOpenAIServer's); calls to them are allowed."""
+    started: list[FakeOpenAIServer] = []
+
+    def start(**kwargs: Any) -> FakeOpenAIServer:
+        server = FakeOpenAIServer(**kwargs).start()
+        started.append(server)
+        return server
+
+    with allow_real_models():
+        yield start
+    for server in started:
+        server.stop()
