@@ -5,7 +5,8 @@ Every run ends in exactly one RunStatus; nothing a model or tool does raises out
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from a4a.runtime.graph.issues import Issue, errors
 from a4a.runtime.graph.validate import validate
 from a4a.runtime.ir.spec import FrameworkSpec
 from a4a.runtime.llm.base import LLM
+from a4a.runtime.llm.retry import CallLedger, RetryingLLM, RetryPolicy
 from a4a.runtime.tools.base import ToolContext
 from a4a.runtime.tools.registry import bind_all, world_for
 from a4a.runtime.world.engine import diff
@@ -38,6 +40,8 @@ class RunOptions:
     trusted: bool = False
     human: Callable[[str], str] | None = None
     allow_unsafe: bool = False  # run code tools without a sandbox (explicit opt-in only)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # backoff waits (tests: no-op)
     sandbox: Any = None  # a Sandbox to use instead of the default (tests pass a fake)
     mcp_pins: dict[str, Any] | None = None  # a4a.lock `mcp:`; a changed schema aborts
 
@@ -56,8 +60,10 @@ async def run_framework(spec: FrameworkSpec, task: str, llm: LLM,
                       {"world": world, "clock": opts.clock, "human": opts.human,
                        "sandbox": opts.sandbox, "allow_unsafe": opts.allow_unsafe})
     pins: dict[str, Any] = {}
+    ledger = CallLedger()
+    model = RetryingLLM(llm, opts.retry, ledger, sleep=opts.sleep)
     try:
-        rt = _context(spec, task, llm, opts, recorder, ctx)
+        rt = _context(spec, task, model, opts, recorder, ctx)
         rt.budget.start()
         async with mcp_tools(spec, ctx, trusted=opts.trusted, pinned=opts.mcp_pins) as (
                 remote, pins):
@@ -79,6 +85,7 @@ async def run_framework(spec: FrameworkSpec, task: str, llm: LLM,
         error = {"message": f"{type(err).__name__}: {err}"}
     finally:
         ctx.cleanup()
+    recorder.counts.update(llm_attempts=ledger.attempts, llm_retries=ledger.retries)
     recorder.add("run_end", status=str(status), answer=answer)
     return RunRecord(
         run_id=rid, framework_id=opts.framework_id, framework=spec.name, task_id=opts.task_id,
