@@ -4,8 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEVSTAMP := $(VENV)/.installed-dev
+TRAINSTAMP := $(VENV)/.installed-train
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean train model
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -19,11 +20,26 @@ $(DEVSTAMP): $(STAMP)
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $@
 
+# The train extra (torch, transformers, ...). torch is pinned and installed first: 2.13.0 is
+# a CPU wheel that satisfies the extra's range, where resolving the range from scratch would
+# fetch a multi-GB CUDA build.
+$(TRAINSTAMP): $(DEVSTAMP)
+	$(BIN)/pip install --quiet "torch==2.13.0"
+	$(BIN)/pip install --quiet -e ".[train,dev]"
+	touch $@
+
+train: $(TRAINSTAMP)
+
+# The embedded model (SmolLM2-135M-Instruct), converted once into A4A_HOME/models; a no-op
+# when it is cached already. The slow tests run it.
+model: $(TRAINSTAMP)
+	$(BIN)/a4a models pull
+
 demo: $(STAMP)
 	$(BIN)/a4a build "a team that triages GitHub issues" --out demo/github-triage
 	$(BIN)/a4a show demo/github-triage
 
-test: lint
+test: lint model
 	$(BIN)/python -m pytest
 
 # mypy cannot follow the folder-to-package mapping, so it checks a tree of symlinks
@@ -35,9 +51,10 @@ lint: $(DEVSTAMP)
 	for d in runtime generator templates catalog training; do ln -s ../../../$$d build/typecheck/a4a/$$d; done
 	cd build/typecheck && ../../$(BIN)/mypy --config-file ../../pyproject.toml -p a4a
 
-bench: $(STAMP)
+bench: $(STAMP) model
 	$(BIN)/python bench/build_throughput.py
 	$(BIN)/python bench/cli_startup.py
+	$(BIN)/python bench/local_model.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info demo
