@@ -4,8 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEVSTAMP := $(VENV)/.installed-dev
+TRAINSTAMP := $(VENV)/.installed-train
 
-.PHONY: demo test lint bench clean sandbox
+.PHONY: demo test lint bench clean sandbox train model
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -23,12 +24,27 @@ $(DEVSTAMP): $(STAMP)
 sandbox:
 	command -v bwrap >/dev/null || (apt-get update && apt-get install -y bubblewrap)
 
+# The train extra (torch, transformers, ...). torch is pinned and installed first: 2.13.0 is
+# a CPU wheel that satisfies the extra's range, where resolving the range from scratch would
+# fetch a multi-GB CUDA build.
+$(TRAINSTAMP): $(DEVSTAMP)
+	$(BIN)/pip install --quiet "torch==2.13.0"
+	$(BIN)/pip install --quiet -e ".[train,dev]"
+	touch $@
+
+train: $(TRAINSTAMP)
+
+# The embedded model (SmolLM2-135M-Instruct), converted once into A4A_HOME/models; a no-op
+# when it is cached already. The slow tests run it.
+model: $(TRAINSTAMP)
+	$(BIN)/a4a models pull
+
 demo: $(STAMP) sandbox
 	$(BIN)/a4a build "a team that triages GitHub issues" --out demo/github-triage
 	$(BIN)/a4a show demo/github-triage
 
 # A4A_REQUIRE_SANDBOX turns a missing bubblewrap into failures instead of skipped probes.
-test: lint sandbox
+test: lint sandbox model
 	A4A_REQUIRE_SANDBOX=1 $(BIN)/python -m pytest
 
 # mypy cannot follow the folder-to-package mapping, so it checks a tree of symlinks
@@ -40,10 +56,11 @@ lint: $(DEVSTAMP)
 	for d in runtime generator templates catalog training; do ln -s ../../../$$d build/typecheck/a4a/$$d; done
 	cd build/typecheck && ../../$(BIN)/mypy --config-file ../../pyproject.toml -p a4a
 
-bench: $(STAMP)
+bench: $(STAMP) model
 	$(BIN)/python bench/build_throughput.py
 	$(BIN)/python bench/cli_startup.py
 	$(BIN)/python bench/llm_concurrency.py
+	$(BIN)/python bench/local_model.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info demo

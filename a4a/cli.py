@@ -15,12 +15,15 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
+from a4a.models_cli import app as models_app
+
 app = typer.Typer(
     name="a4a", add_completion=False, no_args_is_help=True, rich_markup_mode=None,
     help="Compile natural language into validated multi-agent frameworks.",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+app.add_typer(models_app, name="models")
 
 
 def _emit_json(obj: Any) -> None:

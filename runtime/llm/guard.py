@@ -3,7 +3,8 @@
 Real calls are blocked when `A4A_BLOCK_REAL_LLM=1` is set (tests set it for themselves and
 every subprocess they start) or after `block_real_models()`. Loopback test servers stay
 usable through an explicit opt-in: `allow_real_models()` or `A4A_ALLOW_LOOPBACK_LLM=1`,
-both of which admit only 127.0.0.0/8, ::1 and localhost unless told otherwise.
+both of which admit only 127.0.0.0/8, ::1 and localhost unless told otherwise; the embedded
+model runs only with `A4A_ALLOW_LOCAL_LLM=1` (or `allow_real_models(loopback_only=False)`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from a4a.runtime.errors import LLMError
 
 BLOCK_ENV = "A4A_BLOCK_REAL_LLM"
 LOOPBACK_ENV = "A4A_ALLOW_LOOPBACK_LLM"
+LOCAL_ENV = "A4A_ALLOW_LOCAL_LLM"  # admits the embedded in-process model (slow tests opt in)
 
 # Module state rather than a ContextVar: an opt-in must cover the event loops and threads a
 # test starts inside it, which a context-local value would not reach.
@@ -75,6 +77,9 @@ def ensure_real_calls_allowed(backend_name: str, *, base_url: str | None = None)
     """
     if not real_calls_blocked() or _state["allow_any"]:
         return
+    if base_url is None and backend_name == "local" and os.environ.get(LOCAL_ENV, "") not in (
+            "", "0"):
+        return
     loopback_ok = _state["allow_loopback"] or os.environ.get(LOOPBACK_ENV, "") not in ("", "0")
     if loopback_ok and is_loopback_url(base_url):
         return
@@ -82,5 +87,6 @@ def ensure_real_calls_allowed(backend_name: str, *, base_url: str | None = None)
     raise LLMError(
         "llm.blocked", f"real model calls are blocked; {backend_name}{where} was not called",
         "Use a fake model (scripted:, fake:schema) in tests, a loopback fake server inside "
-        f"allow_real_models(), or unset {BLOCK_ENV} outside tests.",
+        f"allow_real_models(), {LOCAL_ENV}=1 for the embedded model, or unset {BLOCK_ENV} "
+        "outside tests.",
         retryable=False, backend=backend_name)
