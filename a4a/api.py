@@ -141,7 +141,7 @@ def validate(path: str | Path) -> ValidationReport:
 
 def run(path: str | Path, task: str, llm: str = "local", *, out: str | Path | None = None,
         seed: int = 0, task_id: str = "adhoc", base_url: str | None = None,
-        trusted: bool = False, network: bool = False) -> Any:
+        trusted: bool = False, network: bool = False, max_steps: int | None = None) -> Any:
     """Run a framework directory or agent YAML on `task`; returns the RunRecord.
 
     `llm` is a backend spec (`openai:<model>`, `local`, `scripted:<file>`, `fake:schema`).
@@ -161,7 +161,7 @@ def run(path: str | Path, task: str, llm: str = "local", *, out: str | Path | No
         framework_id = str((load_yaml_file(lock) or {}).get("framework_id", ""))
     backend = resolve_llm(llm, base_url=base_url)
     options = RunOptions(task_id=task_id, seed=seed, policy=llm, framework_id=framework_id,
-                         trusted=trusted, network=network)
+                         trusted=trusted, network=network, max_steps=max_steps)
     record = asyncio.run(run_framework(spec, task, backend, options))
     if out is not None:
         append(Path(out), record)

@@ -177,6 +177,8 @@ def run(
                                              "file (default: runs/<framework>.jsonl).")] = None,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL.")] = None,
     seed: Annotated[int, typer.Option(help="World and sampling seed.")] = 0,
+    max_steps: Annotated[int | None, typer.Option(help="Cap the run's model calls below the "
+                                                  "framework's limit.")] = None,
     trust: Annotated[bool, typer.Option(help="Honour import-path bindings of a hand-written "
                                         "config you trust.")] = False,
     as_json: JsonOpt = False,
@@ -188,7 +190,7 @@ def run(
 
         target = out or Path("runs") / f"{api.load(path).name}.jsonl"
         record = api.run(path, task, llm, out=target, seed=seed, base_url=base_url,
-                         trusted=trust)
+                         trusted=trust, max_steps=max_steps)
         summary = {"run_id": record.run_id, "status": record.status,
                    "final_answer": record.final_answer, "trajectory": str(target),
                    **record.counts, "error": record.error}

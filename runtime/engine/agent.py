@@ -15,6 +15,7 @@ from typing import Any
 
 from a4a.runtime.engine.control import CONTROL_TOOLS, Decision, control_tools
 from a4a.runtime.engine.state import RunContext, RunStatus, StopRun
+from a4a.runtime.engine.textcalls import mode_for, read, system_with_tools
 from a4a.runtime.errors import LLMError
 from a4a.runtime.ir.spec import AgentSpec
 from a4a.runtime.llm.base import LLMRequest, Message, ToolCall, ToolSchema
@@ -60,16 +61,24 @@ async def run_agent(rt: RunContext, agent: AgentSpec, task: str, *, depth: int =
     rt.recorder.add("agent_start", agent=agent.name, span=span, parent=parent, input=task)
     schemas = tuple(tool_schemas(rt, agent))
     names = {s.name for s in schemas}
-    prompt = system_prompt(rt, agent, schemas, task)
+    mode = mode_for(agent.tool_call_mode, rt.structured_tools)
+    prompt = system_with_tools(system_prompt(rt, agent, schemas, task), schemas, mode)
     messages: list[Message] = [Message("system", prompt), Message("user", task)]
     result = AgentResult("", exhausted=True)
     for _ in range(agent.max_iterations):
         rt.budget.step()
-        reply = await _ask(rt, agent, span, parent, tuple(messages), schemas)
+        reading = read(await _ask(rt, agent, span, parent, tuple(messages), schemas, mode),
+                       mode, schemas)
+        reply = reading.message
         messages.append(reply)
         if not reply.tool_calls:
-            if reply.content.strip():
-                result = AgentResult(reply.content)
+            if reading.errors:
+                messages.append(Message("user", "Your tool call could not be read: "
+                                        + "; ".join(reading.errors)))
+                continue
+            answer = reading.final or reply.content
+            if answer.strip():
+                result = AgentResult(answer)
                 break
             messages.append(Message("user", EMPTY_REPLY))
             continue
@@ -115,8 +124,9 @@ def system_prompt(rt: RunContext, agent: AgentSpec, schemas: tuple[ToolSchema, .
 
 
 async def _ask(rt: RunContext, agent: AgentSpec, span: str, parent: str | None,
-               messages: tuple[Message, ...], schemas: tuple[ToolSchema, ...]) -> Message:
-    request = LLMRequest(messages, schemas, agent.tool_call_mode,
+               messages: tuple[Message, ...], schemas: tuple[ToolSchema, ...],
+               mode: str) -> Message:
+    request = LLMRequest(messages, schemas if mode == "openai" else (), mode,
                          agent.llm_config.temperature, agent.llm_config.max_tokens,
                          agent=agent.name)
     try:

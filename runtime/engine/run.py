@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,8 @@ class RunOptions:
     trusted: bool = False
     human: Callable[[str], str] | None = None
     allow_unsafe: bool = False  # run code tools without a sandbox (explicit opt-in only)
+    structured_tools: bool | None = None  # None: ask the backend (`structured_tools` attr)
+    max_steps: int | None = None  # a tighter step budget than the framework's limit
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # backoff waits (tests: no-op)
     sandbox: Any = None  # a Sandbox to use instead of the default (tests pass a fake)
@@ -60,6 +62,8 @@ async def run_framework(spec: FrameworkSpec, task: str, llm: LLM,
                       {"world": world, "clock": opts.clock, "human": opts.human,
                        "sandbox": opts.sandbox, "allow_unsafe": opts.allow_unsafe})
     pins: dict[str, Any] = {}
+    if opts.structured_tools is None:
+        opts = replace(opts, structured_tools=bool(getattr(llm, "structured_tools", True)))
     ledger = CallLedger()
     model = RetryingLLM(llm, opts.retry, ledger, sleep=opts.sleep)
     try:
@@ -103,9 +107,10 @@ def _context(spec: FrameworkSpec, task: str, llm: LLM, opts: RunOptions, recorde
         raise StopRun(RunStatus.INVALID, f"the framework is invalid: {problems[0]}",
                       issues=[p.to_dict() for p in problems])
     lim = spec.limits
-    budget = Budget(lim.max_steps, lim.max_tokens, lim.timeout_s, lim.max_depth, opts.clock)
+    steps = min(lim.max_steps, opts.max_steps or lim.max_steps)
+    budget = Budget(steps, lim.max_tokens, lim.timeout_s, lim.max_depth, opts.clock)
     return RunContext(spec, llm, bind_all(spec, trusted=opts.trusted), recorder, budget, ctx,
-                      task)
+                      task, structured_tools=opts.structured_tools)
 
 
 _CHECKED: dict[int, tuple[FrameworkSpec, list[Issue]]] = {}

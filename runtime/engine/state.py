@@ -87,3 +87,4 @@ class RunContext:
     loop_counts: dict[int, int] = field(default_factory=dict)
     exhausted: bool = False  # the agent whose output ended the run hit its step cap
     mcp_servers: dict[str, set[str]] = field(default_factory=dict)  # agent -> its servers
+    structured_tools: bool = True  # False: the backend cannot take tools (use a text mode)

@@ -74,6 +74,7 @@ class LocalLLM:
     """
 
     name = "local"
+    structured_tools = False  # the chat template ignores `tools`: agents use a text mode
 
     def __init__(self, model_dir: Path | None = None, *, max_new_tokens: int = 256,
                  seed: int = 0) -> None:

@@ -15,12 +15,12 @@ ROOT = Path(__file__).resolve().parents[2]
 NEXAU = ROOT / "tests" / "data" / "nexau" / "deep_research_agent.yaml"
 
 
-def a4a(*args: str | bytes, cwd: Path | None = None, stdin: bytes | None = None
-        ) -> subprocess.CompletedProcess[str]:
+def a4a(*args: str | bytes, cwd: Path | None = None, stdin: bytes | None = None,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-c", "from a4a.cli import main; main()", *args]
-    env = {**os.environ, "COLUMNS": "200"}
+    env = {**os.environ, "COLUMNS": "200", **(env or {})}
     out = subprocess.run(cmd, capture_output=True, cwd=cwd or ROOT, input=stdin, env=env,
-                         timeout=60, check=False)
+                         timeout=900, check=False)
     return subprocess.CompletedProcess(out.args, out.returncode, out.stdout.decode(),
                                        out.stderr.decode(errors="replace"))
 

@@ -191,3 +191,25 @@ def test_infrastructure_failure_is_a_typed_status() -> None:
     s = spec(["a"], [], pattern="single_agent")
     record, _ = run(s, {"a": [Step(fail="llm.server_error")]})
     assert record.status == "error:llm" and record.error
+
+
+def test_text_mode_agents_get_tools_in_the_prompt_and_calls_parsed() -> None:
+    s = spec(["a"], [], tools={"a": ["get_issue"]}, pattern="single_agent")
+    s = s.model_copy(update={"agents": [s.agents[0].model_copy(
+        update={"tool_call_mode": "hermes"})]})
+    text = '<tool_call>{"name": "get_issue", "arguments": {"issue_id": "ISS-001"}}</tool_call>'
+    record, llm = run(s, {"a": [Step(content=text), Step(content="<tool_call>{broken"),
+                                say("it is open")]})
+    assert llm.requests[0].tools == () and "get_issue" in llm.requests[0].messages[0].content
+    event = next(e for e in record.events if e["type"] == "tool_call")
+    assert event["name"] == "get_issue" and event["arguments"] == {"issue_id": "ISS-001"}
+    assert "could not be read" in llm.requests[2].messages[-1].content
+    assert record.final_answer == "it is open"
+
+
+def test_backends_without_tool_support_switch_structured_agents_to_text() -> None:
+    s = spec(["a"], [], tools={"a": ["get_issue"]}, pattern="single_agent")
+    llm = ScriptedLLM({"a": [say("fine")]})
+    llm.structured_tools = False  # type: ignore[attr-defined]
+    asyncio.run(run_framework(s, "task", llm, RunOptions(clock=FixedClock())))
+    assert llm.requests[0].tools == () and llm.requests[0].tool_mode == "hermes"
