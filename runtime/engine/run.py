@@ -110,7 +110,7 @@ def _context(spec: FrameworkSpec, task: str, llm: LLM, opts: RunOptions, recorde
     steps = min(lim.max_steps, opts.max_steps or lim.max_steps)
     budget = Budget(steps, lim.max_tokens, lim.timeout_s, lim.max_depth, opts.clock)
     return RunContext(spec, llm, bind_all(spec, trusted=opts.trusted), recorder, budget, ctx,
-                      task, structured_tools=opts.structured_tools)
+                      task, structured_tools=opts.structured_tools is not False)
 
 
 _CHECKED: dict[int, tuple[FrameworkSpec, list[Issue]]] = {}
