@@ -5,7 +5,10 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEVSTAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint bench clean
+BENCHVENV := .venv-bench
+BENCHSTAMP := $(BENCHVENV)/.installed
+
+.PHONY: demo test lint bench bench-peers clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -38,6 +41,18 @@ lint: $(DEVSTAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/build_throughput.py
 	$(BIN)/python bench/cli_startup.py
+	$(BIN)/python bench/runtime_overhead.py
+
+# Peer frameworks live in their own environment so the project's dependencies stay lean.
+$(BENCHSTAMP): pyproject.toml bench/peers.txt
+	$(PY) -m venv $(BENCHVENV)
+	$(BENCHVENV)/bin/pip install --quiet --upgrade "pip>=24" "setuptools>=69" wheel
+	$(BENCHVENV)/bin/pip install --quiet -e . -r bench/peers.txt
+	! $(BENCHVENV)/bin/pip show --quiet torch 2>/dev/null  # a peer must never pull in torch
+	touch $@
+
+bench-peers: $(BENCHSTAMP)
+	$(BENCHVENV)/bin/python bench/runtime_overhead.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info demo
+	rm -rf $(VENV) $(BENCHVENV) build dist *.egg-info demo
