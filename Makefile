@@ -6,7 +6,10 @@ STAMP := $(VENV)/.installed
 DEVSTAMP := $(VENV)/.installed-dev
 TRAINSTAMP := $(VENV)/.installed-train
 
-.PHONY: demo test lint bench clean sandbox train model
+BENCHVENV := .venv-bench
+BENCHSTAMP := $(BENCHVENV)/.installed
+
+.PHONY: demo test lint bench bench-peers clean sandbox train model
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -61,6 +64,18 @@ bench: $(STAMP) model
 	$(BIN)/python bench/cli_startup.py
 	$(BIN)/python bench/llm_concurrency.py
 	$(BIN)/python bench/local_model.py
+	$(BIN)/python bench/runtime_overhead.py
+
+# Peer frameworks live in their own environment so the project's dependencies stay lean.
+$(BENCHSTAMP): pyproject.toml bench/peers.txt
+	$(PY) -m venv $(BENCHVENV)
+	$(BENCHVENV)/bin/pip install --quiet --upgrade "pip>=24" "setuptools>=69" wheel
+	$(BENCHVENV)/bin/pip install --quiet -e . -r bench/peers.txt
+	! $(BENCHVENV)/bin/pip show --quiet torch 2>/dev/null  # a peer must never pull in torch
+	touch $@
+
+bench-peers: $(BENCHSTAMP)
+	$(BENCHVENV)/bin/python bench/runtime_overhead.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info demo
+	rm -rf $(VENV) $(BENCHVENV) build dist *.egg-info demo

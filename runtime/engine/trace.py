@@ -107,10 +107,11 @@ class Recorder:
             extra["token_ids"] = list(resp.token_ids)
         if resp.logprobs is not None:
             extra["logprobs"] = list(resp.logprobs)
+        # Usage holds flat ints: a shallow copy equals asdict without its per-call deep copy.
         self.add("llm_call", agent=agent, span=span, parent=parent,
                  messages=[message_dict(m) for m in sent],
                  response=message_dict(resp.message), finish_reason=resp.finish_reason,
-                 usage=asdict(resp.usage), **extra)
+                 usage=dict(vars(resp.usage)), **extra)
 
 
 @dataclass(frozen=True)
