@@ -18,7 +18,7 @@ from a4a.runtime.graph.validate import validate as validate_spec
 from a4a.runtime.ir.spec import FrameworkSpec
 from a4a.runtime.loader.files import LOCK, drift_issues, load_spec, write_files
 from a4a.runtime.loader.nexau import load_agent_config
-from a4a.runtime.loader.yamlio import load_yaml_file
+from a4a.runtime.loader.yamlio import dump_yaml, load_yaml_file
 
 
 @dataclass(frozen=True)
@@ -155,14 +155,17 @@ def run(path: str | Path, task: str, llm: str = "local", *, out: str | Path | No
     from a4a.runtime.llm.resolve import resolve_llm
 
     spec = load(path)
-    lock = Path(path) / LOCK if Path(path).is_dir() else None
-    framework_id = ""
-    if lock is not None and lock.exists():
-        framework_id = str((load_yaml_file(lock) or {}).get("framework_id", ""))
+    lock_path = Path(path) / LOCK if Path(path).is_dir() else None
+    lock = (load_yaml_file(lock_path) or {}) if lock_path and lock_path.exists() else {}
     backend = resolve_llm(llm, base_url=base_url)
-    options = RunOptions(task_id=task_id, seed=seed, policy=llm, framework_id=framework_id,
-                         trusted=trusted, network=network, max_steps=max_steps)
+    options = RunOptions(task_id=task_id, seed=seed, policy=llm,
+                         framework_id=str(lock.get("framework_id", "")), trusted=trusted,
+                         network=network, max_steps=max_steps,
+                         mcp_pins=lock.get("mcp") or None)
     record = asyncio.run(run_framework(spec, task, backend, options))
+    if lock_path is not None and record.mcp and not lock.get("mcp"):
+        # First bind: pin the listed MCP tool schemas; later runs abort if they change.
+        lock_path.write_text(dump_yaml({**lock, "mcp": record.mcp}), encoding="utf-8")
     if out is not None:
         append(Path(out), record)
     return record

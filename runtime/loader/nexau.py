@@ -88,11 +88,30 @@ def _load_agent(path: Path) -> AgentSpec:
     if not isinstance(data, dict):
         raise _issue_error(path, [Issue("yaml.not_mapping", "", "top level is not a mapping",
                                         "Write the agent as a YAML mapping.")])
+    _check_tracers(path, data.pop("tracers", None))
     data = {k: v for k, v in data.items() if k not in IGNORED_AGENT_KEYS}
     try:
         return AgentSpec.model_validate(data)
     except ValidationError as err:
         raise _issue_error(path, from_pydantic(err)) from err
+
+
+# NexAU tracers that a4a's own trajectory recorder replaces (every run is recorded anyway).
+RECORDER_TRACERS = frozenset({
+    "nexau.archs.tracer.adapters.in_memory:InMemoryTracer",
+    "nexau.archs.tracer.adapters.in_memory.InMemoryTracer",
+})
+
+
+def _check_tracers(path: Path, tracers: Any) -> None:
+    entries = tracers if isinstance(tracers, list) else [] if tracers is None else [tracers]
+    for i, entry in enumerate(entries):
+        ref = entry.get("import") if isinstance(entry, dict) else entry
+        if ref not in RECORDER_TRACERS:
+            raise _issue_error(path, [Issue("tracer.unsupported", f"tracers[{i}]",
+                                            f"tracer {ref!r} has no a4a equivalent",
+                                            "Remove it: a4a records every run as a trajectory "
+                                            "(the in-memory tracer maps to it).")])
 
 
 def load_agent_config(path: Path) -> FrameworkSpec:

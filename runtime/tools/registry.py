@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,11 +79,36 @@ def bind(tool: ToolSpec, *, trusted: bool = False) -> Tool:
         return FunctionTool(schema, builtin.fn, builtin.writes)
     if kind == "sandbox":
         return SandboxTool(schema)
-    if kind == "binding" and not trusted:
-        raise RunError("binding.untrusted", f"tool {tool.name!r} is bound to the import path "
-                       f"{ref!r}", "Run hand-written configs you trust with --trust.")
+    if kind == "binding":
+        if not trusted:
+            raise RunError("binding.untrusted", f"tool {tool.name!r} is bound to the import "
+                           f"path {ref!r}", "Run hand-written configs you trust with --trust.")
+        return FunctionTool(schema, _imported(ref, tool.name), tool.writes)
     return UnavailableTool(schema, ToolError("tool_unavailable", f"{tool.implementation} is not "
                                              "available in this run", "Use another tool."))
+
+
+def _imported(ref: str, name: str) -> Any:
+    """A trusted NexAU binding `module:function`, called with the arguments as keywords."""
+    import importlib
+
+    module, _, attr = ref.partition(":")
+    try:
+        fn = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as err:
+        raise RunError("binding.missing", f"cannot import {ref!r} for tool {name!r}: {err}",
+                       "Install the module or fix the binding.") from err
+
+    async def call(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        try:
+            out = await asyncio.to_thread(fn, **args)
+        except Exception as err:  # the user's own code: its failures are observations
+            return ToolOutcome(error=ToolError("tool_failed", f"{type(err).__name__}: {err}",
+                                               "Check the arguments."))
+        return ToolOutcome(out if isinstance(out, dict | list | str | int | float | bool)
+                           or out is None else str(out))
+
+    return call
 
 
 def bind_all(spec: FrameworkSpec, *, trusted: bool = False) -> dict[str, Tool]:
