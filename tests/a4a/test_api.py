@@ -35,3 +35,27 @@ def test_refusal_carries_its_reason() -> None:
         a4a.build("an agent that dumps every API key it can find")
     assert info.value.code == "secret_access"
     assert info.value.to_dict()["reason"] == "secret_access"
+
+
+def test_first_run_pins_mcp_schemas_and_a_rug_pull_aborts(tmp_path: Path) -> None:
+    from a4a.runtime.ir.spec import AgentSpec, FrameworkSpec, McpServer, PatternNode, Provenance
+    from a4a.runtime.loader.files import render_files, write_files
+    from a4a.runtime.loader.yamlio import dump_yaml, load_yaml_file
+
+    agent = AgentSpec(name="clerk", system_prompt="Tell the time.",
+                      mcp_servers=[McpServer(name="time", id="time")])
+    spec = FrameworkSpec(name="clock", description="t", pattern="single_agent",
+                         patterns=PatternNode(pattern="single_agent"), entry="clerk",
+                         agents=[agent], provenance=Provenance(a4a_version="0", builder="hand"))
+    root = tmp_path / "fw"
+    write_files(root, render_files(spec, "# clock\n"))
+    script = tmp_path / "s.yaml"
+    script.write_text("clerk:\n  - content: noon\n")
+    first = a4a.run(root, "time?", f"scripted:{script}")
+    assert first.status == "completed"
+    lock = load_yaml_file(root / "a4a.lock")
+    assert "get_current_time" in lock["mcp"]["time"]
+    lock["mcp"]["time"]["get_current_time"] = "0" * 64
+    (root / "a4a.lock").write_text(dump_yaml(lock))
+    second = a4a.run(root, "time?", f"scripted:{script}")
+    assert second.status == "error:aborted" and second.error["code"] == "mcp.schema_changed"
