@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["BuildResult", "ValidationReport", "__version__", "build", "load", "validate"]
+__all__ = ["BuildResult", "ValidationReport", "__version__", "build", "load", "run", "validate"]
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("build", "validate", "load", "BuildResult", "ValidationReport"):
+    if name in ("build", "validate", "load", "run", "BuildResult", "ValidationReport"):
         from a4a import api
 
         return getattr(api, name)
