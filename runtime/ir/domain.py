@@ -7,6 +7,7 @@ vocabulary the intent parser matches requests against.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -97,6 +98,59 @@ class RoleHint(_Strict):
     keywords: list[str] = Field(default_factory=list, description="Request words that cue it.")
 
 
+class SlotSpec(_Strict):
+    """A value a task is instantiated with: a seeded record, or a count of records."""
+
+    resource: str = Field(description="Resource the slot draws from.")
+    where: dict[str, Any] = Field(default_factory=dict,
+                                  description="Field values the record must have.")
+    count: bool = Field(default=False, description="The slot is the number of matching "
+                        "records instead of one record.")
+
+
+class PlanStep(_Strict):
+    """One gold tool call. String argument values may reference slots: `{issue.id}`."""
+
+    op: str = Field(pattern=IDENT, description="Operation of this pack.")
+    args: dict[str, Any] = Field(default_factory=dict, description="Arguments.")
+    expect_error: Literal["not_found", "invalid_state", "not_allowed"] | None = Field(
+        default=None, description="The call is expected to fail (recovery tasks).")
+    save_as: str | None = Field(default=None, pattern=IDENT, description="Name the call's "
+                                "result (a record) for later steps and answers: `{new.id}`.")
+
+
+class TaskTemplate(_Strict):
+    """A verifiable task: a query, the slots it is about, its gold plan and answer facts."""
+
+    id: str = Field(pattern=IDENT, description="Template id, unique within the pack.")
+    difficulty: Literal["easy", "medium", "hard"] = Field(
+        description="easy: 1-2 calls; medium: 3-5 with dependencies; hard: 6+ with "
+        "branching or recovery from a tool error.")
+    problem_type: list[str] = Field(min_length=1, description="Path of problem-type ids.")
+    queries: list[str] = Field(min_length=1, description="Ways a user asks it; `{slot.field}` "
+                               "placeholders are filled from the slots.")
+    slots: dict[str, SlotSpec] = Field(description="Named slots.")
+    plan: list[PlanStep] = Field(min_length=1, description="Gold calls, in order.")
+    answer: list[str] = Field(default_factory=list, description="Facts (templates over the "
+                              "slots) the final answer must contain.")
+
+
+class ProblemType(_Strict):
+    """A node of the bilingual problem-type tree."""
+
+    id: str = Field(pattern=IDENT, description="Node id.")
+    en: str = Field(description="English label.")
+    zh: str = Field(description="Chinese label.")
+    children: list[ProblemType] = Field(default_factory=list, description="Sub-types.")
+
+
+class Persona(_Strict):
+    """Who asks: a bilingual one-line persona."""
+
+    en: str = Field(description="English persona.")
+    zh: str = Field(description="Chinese persona.")
+
+
 class DomainPack(_Strict):
     """A domain: vocabulary, resources and operations."""
 
@@ -107,6 +161,10 @@ class DomainPack(_Strict):
     resources: list[ResourceSpec] = Field(description="Record kinds.")
     operations: list[OperationSpec] = Field(description="Operations (tools).")
     roles: list[RoleHint] = Field(default_factory=list, description="Domain role names.")
+    problem_types: list[ProblemType] = Field(default_factory=list,
+                                             description="Problem-type tree (top level).")
+    personas: list[Persona] = Field(default_factory=list, description="Who asks.")
+    tasks: list[TaskTemplate] = Field(default_factory=list, description="Task templates.")
 
     @model_validator(mode="after")
     def _consistent(self) -> DomainPack:
@@ -139,6 +197,56 @@ def pack_problems(pack: DomainPack) -> list[str]:
         ]
     for op in pack.operations:
         out += _operation_problems(op, res)
+    out += _task_problems(pack, res)
+    return out
+
+
+_REF = re.compile(r"\{([a-z][a-z0-9_]*)(?:\.[a-z][a-z0-9_]*)?\}")
+
+
+def _reference_problems(t: TaskTemplate) -> list[str]:
+    """Placeholders must name a slot or an earlier step's `save_as`."""
+    known = set(t.slots)
+    out = []
+    texts: list[tuple[str, set[str]]] = [(q, known) for q in t.queries]
+    for step in t.plan:
+        texts += [(v, set(known)) for v in step.args.values() if isinstance(v, str)]
+        if step.save_as:
+            known = known | {step.save_as}
+    texts += [(a, known) for a in t.answer]
+    for text, names in texts:
+        out += [f"task {t.id}: {{{name}}} is not a slot or an earlier result"
+                for name in _REF.findall(text) if name not in names]
+    return out
+
+
+def _type_paths(nodes: list[ProblemType], prefix: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
+    out: set[tuple[str, ...]] = set()
+    for n in nodes:
+        path = (*prefix, n.id)
+        out.add(path)
+        out |= _type_paths(n.children, path)
+    return out
+
+
+def _task_problems(pack: DomainPack, res: dict[str, ResourceSpec]) -> list[str]:
+    out: list[str] = []
+    paths = _type_paths(pack.problem_types)
+    ops = {o.name for o in pack.operations}
+    if len({t.id for t in pack.tasks}) != len(pack.tasks):
+        out.append("duplicate task ids")
+    for t in pack.tasks:
+        if tuple(t.problem_type) not in paths:
+            out.append(f"task {t.id}: problem_type {t.problem_type} is not in the tree")
+        out += [f"task {t.id}: slot {n} draws from unknown resource {s.resource!r}"
+                for n, s in t.slots.items() if s.resource not in res]
+        out += [f"task {t.id}: unknown operation {step.op!r}" for step in t.plan
+                if step.op not in ops]
+        out += _reference_problems(t)
+        calls = len(t.plan)
+        lo, hi = {"easy": (1, 2), "medium": (3, 5), "hard": (6, 99)}[t.difficulty]
+        if not lo <= calls <= hi:
+            out.append(f"task {t.id}: {calls} calls do not fit difficulty {t.difficulty}")
     return out
 
 
