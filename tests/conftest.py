@@ -14,6 +14,8 @@ import yaml
 DATA = Path(__file__).parent / "data"
 # Keep the template cache out of the user's home (set before any test module imports a4a).
 os.environ.setdefault("A4A_CACHE_DIR", tempfile.mkdtemp(prefix="a4a-test-cache-"))
+# Every build a test runs registers into this throwaway catalog, never the user's.
+os.environ["A4A_HOME"] = tempfile.mkdtemp(prefix="a4a-test-home-")
 
 
 def load_data(name: str) -> Any:
