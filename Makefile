@@ -5,7 +5,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEVSTAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint bench clean
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: demo test lint bench clean chromium
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -22,9 +24,17 @@ $(DEVSTAMP): $(STAMP)
 demo: $(STAMP)
 	$(BIN)/a4a build "a team that triages GitHub issues" --out demo/github-triage
 	$(BIN)/a4a show demo/github-triage
+	$(BIN)/a4a catalog list
+	@echo ""
+	@echo "Every build is kept in the catalog. Browse it: $(BIN)/a4a catalog serve"
+	@echo "then open http://127.0.0.1:8765 (or: $(BIN)/a4a catalog search \"triage\")"
 
-test: lint
+test: lint chromium
 	$(BIN)/python -m pytest
+
+# The browser tests drive Debian's chromium; install it when it is missing.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
 
 # mypy cannot follow the folder-to-package mapping, so it checks a tree of symlinks
 # laid out as the installed package is.
@@ -38,6 +48,8 @@ lint: $(DEVSTAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/build_throughput.py
 	$(BIN)/python bench/cli_startup.py
+	$(BIN)/python bench/catalog_bench.py
+	$(BIN)/python bench/catalog_concurrency.py --seconds 30
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info demo

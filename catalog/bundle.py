@@ -57,7 +57,7 @@ def export_bundle(entries: Iterable[Entry], out: Path) -> BundleReport:
                 report.skipped[e.id] = err.message
                 continue
             if not files:
-                report.skipped[e.id] = "its directory is gone"
+                report.skipped[e.id] = "it has no directory"
                 continue
             lock = (Path(e.path or "") / LOCK).read_text(encoding="utf-8")
             for rel, text in {**files, LOCK: lock}.items():

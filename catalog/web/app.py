@@ -162,10 +162,10 @@ class App:
         return _html(pages.diff_page(a, b, diff_entries(a, b)))
 
 
-def _int(params: dict[str, str], name: str, default: int | None = None) -> int | None:
+def _int(params: dict[str, str], name: str) -> int | None:
     raw = params.get(name, "").strip()
     if not raw:
-        return default
+        return None
     if not re.fullmatch(r"\d{1,7}", raw):
         raise BadRequest(f"{name} must be a whole number")
     return int(raw)
@@ -176,9 +176,10 @@ def query_from(params: dict[str, str]) -> Query:
     cycle = params.get("has_cycle", "")
     if cycle not in ("", "true", "false", "1", "0", "yes", "no"):
         raise BadRequest("has_cycle must be true or false")
-    limit = _int(params, "limit", 25) or 25
+    given = _int(params, "limit")
+    limit = 25 if given is None else given
     page = _int(params, "page")
-    offset = (page - 1) * limit if page else _int(params, "offset", 0) or 0
+    offset = (page - 1) * limit if page else _int(params, "offset") or 0
     q = Query(text=params.get("q", ""), pattern=params.get("pattern") or None,
               domain=params.get("domain") or None, tool=params.get("tool") or None,
               mcp=params.get("mcp") or None, min_agents=_int(params, "min_agents"),

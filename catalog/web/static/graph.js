@@ -115,8 +115,10 @@
   function draw(container, graph) {
     var L = layout(graph);
     var w = Math.max(L.w, 320), h = Math.max(L.h, 120);
-    // Natural size, shrunk by CSS (max-width) on narrow screens but never blown up.
-    var svg = el("svg", { viewBox: "0 0 " + w + " " + h, width: w, height: h,
+    // Up to 1.4 times the natural size where the panel has room; CSS shrinks it on
+    // narrow screens (max-width), so small teams are not blown up to poster size.
+    var zoom = Math.min(1.4, Math.max(1, (container.clientWidth - 8) / w));
+    var svg = el("svg", { viewBox: "0 0 " + w + " " + h, width: w * zoom, height: h * zoom,
       role: "img", "class": "topology" }, null);
     var defs = el("defs", {}, svg);
     KINDS.forEach(function (k) {
