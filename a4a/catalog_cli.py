@@ -6,6 +6,7 @@ Thin like the rest of the CLI: parse, call a4a.catalog, print (rich, or one JSON
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -269,6 +270,7 @@ def serve(port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0 pick
             _emit({"url": url})
         else:
             typer.echo(f"a4a catalog at {url}  (Ctrl-C stops)")
+        sys.stdout.flush()  # the URL must reach a pipe before the server blocks
         try:
             server.serve_forever()
         except KeyboardInterrupt:

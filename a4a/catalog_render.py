@@ -44,22 +44,22 @@ def print_page(page: Page, command: str) -> None:
                 f"page {meta['page']} is past the last ({meta['pages']})")
         return
     # One line per framework: long cells end in an ellipsis instead of wrapping.
-    # Columns by the room the terminal has: the date at 100 columns, the request at 130.
+    # Columns by the room the terminal has: the date at 100 columns, the request at 140.
     narrow = c.width < 100
     cols: list[tuple[str, dict[str, Any]]] = [
         ("id", {"style": "cyan", "min_width": 10}),
         ("name", {"style": "bold", "max_width": 22 if narrow else None}),
         ("pattern", {"max_width": 14 if narrow else None}),
-        ("agents", {"justify": "right", "min_width": 6}),
-        ("domains", {"max_width": 12 if narrow else None}), ("ok", {"min_width": 2})]
+        ("agents", {"justify": "right", "min_width": 6}), ("ok", {"min_width": 2}),
+        ("domains", {"max_width": 12 if narrow else None})]
     cols += [("created", {"min_width": 10})] if c.width >= 100 else []
-    cols += [("request", {"style": "dim", "ratio": 1})] if c.width >= 130 else []
+    cols += [("request", {"style": "dim", "max_width": c.width - 120})] if c.width >= 140 else []
     t = Table(box=box.SIMPLE_HEAD, header_style="bold", pad_edge=False)
     for col, kw in cols:
         t.add_column(col, no_wrap=True, overflow="ellipsis", **kw)
     for e in page.items:
         cells = [e.id[:10], escape(e.name), escape(e.pattern), str(e.agents),
-                 escape(", ".join(e.domains)), "[green]✓[/]" if e.valid else "[red]✗[/]",
+                 "[green]✓[/]" if e.valid else "[red]✗[/]", escape(", ".join(e.domains)),
                  e.created_iso[:10], escape(_short(e.request, 200))]
         t.add_row(*cells[: len(cols)])
     c.print(t)

@@ -54,8 +54,7 @@ class Catalog:
         self.path = path
         with _db_errors(f"open the catalog at {path}"):
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, timeout=timeout, isolation_level=None,
-                                       check_same_thread=False)
+            self._db = sqlite3.connect(path, timeout=timeout, isolation_level=None)
             self._configure()
 
     @classmethod

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,23 @@ def test_ambiguous_prefix_names_candidates(cli: Cli) -> None:
     cli("build", "a team that triages GitHub issues", "--seed", "1", "-o", "b")
     error = cli.json("catalog", "show", "triages-github-issues", code=1)["error"]
     assert error["code"] == "catalog.ambiguous" and len(error["candidates"]) == 2
+
+
+def test_serve_answers_on_loopback_until_stopped(cli: Cli) -> None:
+    fid = cli.json("build", "a team that triages GitHub issues")["id"]
+    env = {**os.environ, "A4A_HOME": str(cli.home)}
+    with subprocess.Popen([sys.executable, "-c", "from a4a.cli import main; main()",
+                           "catalog", "serve", "--port", "0"], stdout=subprocess.PIPE,
+                          text=True, env=env, cwd=cli.cwd) as proc:
+        try:
+            line = proc.stdout.readline() if proc.stdout else ""
+            url = line.split(" at ")[1].split()[0]
+            assert url.startswith("http://127.0.0.1:")
+            with urllib.request.urlopen(url + "api/frameworks", timeout=10) as response:
+                assert json.load(response)["items"][0]["id"] == fid
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
 
 
 def test_usage_errors_exit_2(cli: Cli) -> None:
