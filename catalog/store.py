@@ -204,8 +204,7 @@ class Catalog:
         entries whose subtree count lies in that window are scored.
         """
         n = len(entry.subtrees)
-        lo = int(n * min_score)
-        hi = int(n / min_score) + 1 if min_score > 0 else n * 1000
+        lo, hi = (int(n * min_score), int(n / min_score) + 1) if min_score > 0 else (0, 1 << 62)
         rows = self._rows("SELECT f.rowid, f.subtrees FROM frameworks f WHERE f.n_subtrees "
                           "BETWEEN ? AND ? AND f.id != ?", [lo, hi, entry.id])
         mine = set(entry.subtrees)

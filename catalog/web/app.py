@@ -30,7 +30,7 @@ from a4a.catalog.files import read_lock, read_text
 from a4a.catalog.query import Query
 from a4a.catalog.store import Catalog
 from a4a.catalog.web import pages
-from a4a.runtime.errors import A4AError
+from a4a.runtime.errors import A4AError, UserError
 
 ID_IN_URL = re.compile(r"[0-9a-f]{4,16}")
 STATIC = {"app.js": "text/javascript", "graph.js": "text/javascript", "style.css": "text/css",
@@ -101,9 +101,13 @@ class App:
             return _error(404, "not found", str(err) or "Nothing lives at this address.", api)
         except BadRequest as err:
             return _error(400, "bad request", str(err), api)
+        except UserError as err:
+            return _error(400, err.code, err.message, api)
         except A4AError as err:
-            status = 404 if err.code in ("catalog.not_found", "catalog.ambiguous") else 400
+            status = 404 if err.code in ("catalog.not_found", "catalog.ambiguous") else 503
             return _error(status, err.code, err.message, api)
+        except Exception as err:  # a page must never take the server down or leak a trace
+            return _error(500, "internal", f"internal error ({type(err).__name__})", api)
 
     def _route(self, path: str, params: dict[str, str]) -> Response:
         parts = [unquote(p) for p in path.split("/")[1:]]

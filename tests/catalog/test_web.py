@@ -124,6 +124,16 @@ def test_bad_parameters_are_400_with_json_errors(app: App) -> None:
         assert "error" in json.loads(response.body)
 
 
+def test_an_internal_failure_is_a_500_page_not_a_trace(app: App,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object) -> None:
+        raise RuntimeError("secret detail")
+
+    monkeypatch.setattr(App, "_list", broken)
+    response = app.handle("/")
+    assert response.status == 500 and b"secret detail" not in response.body
+
+
 def test_static_assets_are_vendored(app: App) -> None:
     for name, kind in (("graph.js", "text/javascript"), ("app.js", "text/javascript"),
                        ("style.css", "text/css"), ("favicon.svg", "image/svg+xml")):
