@@ -31,6 +31,7 @@ class BuildResult:
     issues: list[Issue]
     domains: tuple[str, ...]
     files: dict[str, str] = field(repr=False)
+    catalog: str | None = None
 
     @property
     def name(self) -> str:
@@ -54,7 +55,7 @@ class BuildResult:
             "tools": [{"name": t.name, "description": t.description,
                        "implementation": t.implementation} for t in s.tools],
             "domains": list(self.domains), "valid": self.valid,
-            "issues": [i.to_dict() for i in self.issues],
+            "issues": [i.to_dict() for i in self.issues], "catalog": self.catalog,
         }
 
 
@@ -79,20 +80,39 @@ class ValidationReport:
                 "issues": [i.to_dict() for i in self.issues]}
 
 
-def build(text: str, seed: int = 0, out: str | Path | None = None) -> BuildResult:
+def build(text: str, seed: int = 0, out: str | Path | None = None,
+          catalog: bool = False) -> BuildResult:
     """Compile `text` into a framework; write it under `out` when given.
 
-    Raises RefusedError when the security policy denies the request, UserError for unusable
-    input or an output directory that holds something else.
+    With `catalog` (what `a4a build` passes unless --no-catalog) a written framework is
+    also registered in the catalog under $A4A_HOME; a library call does not touch the
+    user's home unless asked. Raises RefusedError when the security policy denies the
+    request, UserError for unusable input or an output directory that holds something else,
+    CatalogError when registration fails.
     """
     compiled: Compiled = compile_request(text, seed=seed)
     path = None
+    registered = None
     if out is not None:
         path = Path(out)
         _check_out_dir(path)
         write_files(path, compiled.files)
+        if catalog:
+            registered = _register(compiled, path)
     return BuildResult(compiled.framework_id, compiled.spec, path, compiled.issues,
-                       compiled.intent.domains, compiled.files)
+                       compiled.intent.domains, compiled.files, registered)
+
+
+def _register(compiled: Compiled, path: Path) -> str:
+    """Add a written framework to the catalog; returns the catalog's path."""
+    from a4a.catalog.entry import entry_from_spec
+    from a4a.catalog.store import Catalog
+
+    entry = entry_from_spec(compiled.spec, compiled.framework_id, compiled.issues,
+                            source="build", path=path)
+    with Catalog.open() as cat:
+        cat.add(entry)
+        return str(cat.path)
 
 
 def _check_out_dir(path: Path) -> None:

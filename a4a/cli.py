@@ -15,6 +15,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
+from a4a.catalog_cli import app as catalog_app
 from a4a.models_cli import app as models_app
 
 app = typer.Typer(
@@ -22,6 +23,7 @@ app = typer.Typer(
     help="Compile natural language into validated multi-agent frameworks.",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+app.add_typer(catalog_app, name="catalog")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 app.add_typer(models_app, name="models")
 
@@ -88,6 +90,8 @@ def build(
     seed: Annotated[int, typer.Option(help="Build seed (same text + seed = same bytes).")] = 0,
     llm: Annotated[str | None, typer.Option(help="Builder model spec; the default is the "
                                             "offline rule-based compiler.")] = None,
+    no_catalog: Annotated[bool, typer.Option("--no-catalog", help="Do not register the "
+                                             "framework in the catalog.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Build and validate a framework from a natural-language request."""
@@ -105,7 +109,7 @@ def build(
             from a4a.generator.pipeline import compile_request
 
             target = Path("frameworks") / compile_request(request, seed).spec.name
-        result = api.build(request, seed=seed, out=target)
+        result = api.build(request, seed=seed, out=target, catalog=not no_catalog)
         if as_json:
             _emit_json(result.to_dict())
         else:
