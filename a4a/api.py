@@ -159,6 +159,38 @@ def validate(path: str | Path) -> ValidationReport:
     return ValidationReport(p, kind, spec, issues)
 
 
+def tasks(path: str | Path, n: int, seed: int = 0) -> list[Any]:
+    """Synthesize up to `n` tasks for a framework dir into environment/tasks.jsonl."""
+    from a4a.runtime.world.synthesis import synthesize
+
+    root = Path(path)
+    if not (root / "framework.yaml").exists():
+        raise UserError("path.not_framework", f"{root} has no framework.yaml",
+                        "Point at a framework directory built by `a4a build`.")
+    made = synthesize(load(root), n, seed)
+    target = root / "environment" / "tasks.jsonl"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("".join(t.to_json() + "\n" for t in made), encoding="utf-8")
+    return made
+
+
+def find_task(path: str | Path, task_id: str) -> dict[str, Any]:
+    """A task of a framework dir's environment/tasks.jsonl, by id or unique prefix."""
+    import json
+
+    file = Path(path) / "environment" / "tasks.jsonl"
+    if not file.exists():
+        raise UserError("tasks.missing", f"{file} does not exist",
+                        "Generate tasks first: a4a tasks DIR --n 20")
+    rows = [json.loads(line) for line in file.read_text(encoding="utf-8").splitlines() if line]
+    hits = [r for r in rows if r["id"] == task_id] or [
+        r for r in rows if r["id"].startswith(task_id)]
+    if len(hits) != 1:
+        raise UserError("tasks.not_found", f"{len(hits)} tasks match {task_id!r}",
+                        "Pass a full task id from environment/tasks.jsonl.")
+    return dict(hits[0])
+
+
 def run(path: str | Path, task: str, llm: str = "local", *, out: str | Path | None = None,
         seed: int = 0, task_id: str = "adhoc", base_url: str | None = None,
         trusted: bool = False, network: bool = False, max_steps: int | None = None) -> Any:
@@ -177,12 +209,27 @@ def run(path: str | Path, task: str, llm: str = "local", *, out: str | Path | No
     spec = load(path)
     lock_path = Path(path) / LOCK if Path(path).is_dir() else None
     lock = (load_yaml_file(lock_path) or {}) if lock_path and lock_path.exists() else {}
-    backend = resolve_llm(llm, base_url=base_url)
+    gold = find_task(path, task_id) if task_id != "adhoc" else None
+    if gold is not None:
+        task, seed, task_id = gold["query"], gold["world_seed"], gold["id"]
+    if llm == "oracle" and gold is not None:
+        from a4a.runtime.engine.oracle import OracleLLM
+
+        backend: Any = OracleLLM(spec, gold["plan"], gold["checker"]["answer"])
+    else:
+        backend = resolve_llm(llm, base_url=base_url)
     options = RunOptions(task_id=task_id, seed=seed, policy=llm,
                          framework_id=str(lock.get("framework_id", "")), trusted=trusted,
                          network=network, max_steps=max_steps,
                          mcp_pins=lock.get("mcp") or None)
     record = asyncio.run(run_framework(spec, task, backend, options))
+    if gold is not None:
+        import dataclasses
+        import json
+
+        from a4a.runtime.world.rewards import score
+
+        record = dataclasses.replace(record, rewards=score(gold, json.loads(record.to_json())))
     if lock_path is not None and record.mcp and not lock.get("mcp"):
         # First bind: pin the listed MCP tool schemas; later runs abort if they change.
         lock_path.write_text(dump_yaml({**lock, "mcp": record.mcp}), encoding="utf-8")

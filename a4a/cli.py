@@ -174,7 +174,8 @@ def show(
 @app.command()
 def run(
     path: Annotated[Path, typer.Argument(help="Framework directory or agent YAML.")],
-    task: Annotated[str, typer.Argument(help="The task for the framework.")],
+    task: Annotated[str | None, typer.Argument(help="The task for the framework (omit with "
+                                               "--task).")] = None,
     llm: Annotated[str, typer.Option(help="Model: openai:<model>, local, scripted:<file>, "
                                      "fake:schema.")] = "local",
     out: Annotated[Path | None, typer.Option(help="Append the trajectory to this JSONL "
@@ -185,19 +186,26 @@ def run(
                                                   "framework's limit.")] = None,
     trust: Annotated[bool, typer.Option(help="Honour import-path bindings of a hand-written "
                                         "config you trust.")] = False,
+    task_id: Annotated[str | None, typer.Option("--task", help="Run a generated task "
+                                                "(environment/tasks.jsonl) and score it; "
+                                                "TASK is then ignored.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Run a framework on a task; print the answer and status, write the trajectory."""
 
     def go() -> int:
         from a4a import api
+        from a4a.runtime.errors import UserError
 
+        if task is None and task_id is None:
+            raise UserError("run.no_task", "no task given", 'Pass "TASK" or --task ID.')
         target = out or Path("runs") / f"{api.load(path).name}.jsonl"
-        record = api.run(path, task, llm, out=target, seed=seed, base_url=base_url,
-                         trusted=trust, max_steps=max_steps)
+        record = api.run(path, task or "", llm, out=target, seed=seed, base_url=base_url,
+                         trusted=trust, max_steps=max_steps, task_id=task_id or "adhoc")
         summary = {"run_id": record.run_id, "status": record.status,
                    "final_answer": record.final_answer, "trajectory": str(target),
-                   **record.counts, "error": record.error}
+                   **record.counts, "error": record.error, "task_id": record.task_id,
+                   "rewards": record.rewards}
         if as_json:
             _emit_json(summary)
         else:
@@ -205,6 +213,36 @@ def run(
 
             print_run(summary)
         return 0 if record.status == "completed" else 1
+
+    _guard(as_json, go)
+
+
+@app.command("tasks")
+def tasks_cmd(
+    path: Annotated[Path, typer.Argument(help="Framework directory.")],
+    n: Annotated[int, typer.Option("--n", min=1, max=10_000, help="How many tasks.")] = 20,
+    seed: Annotated[int, typer.Option(help="Sampling seed (same seed, same file).")] = 0,
+    as_json: JsonOpt = False,
+) -> None:
+    """Generate verifiable tasks (query, gold plan, checker) into environment/tasks.jsonl."""
+
+    def go() -> int:
+        from a4a import api
+
+        made = api.tasks(path, n, seed)
+        rows = [{"id": t.id, "difficulty": t.difficulty, "query": t.query,
+                 "calls": len(t.plan)} for t in made]
+        if as_json:
+            _emit_json({"path": str(path / "environment" / "tasks.jsonl"), "tasks": rows})
+        else:
+            from a4a.render import console
+
+            c = console()
+            for r in rows:
+                c.print(f"{r['id']}  [dim]{r['difficulty']}, {r['calls']} calls[/]  {r['query']}",
+                        markup=True, highlight=False)
+            c.print(f"{len(rows)} task(s) written to {path / 'environment' / 'tasks.jsonl'}")
+        return 0 if made else 1
 
     _guard(as_json, go)
 
