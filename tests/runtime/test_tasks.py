@@ -16,7 +16,12 @@ from a4a.runtime.engine.run import RunOptions, run_framework
 from a4a.runtime.engine.trace import FixedClock
 from a4a.runtime.ir.domain import DomainPack, input_schema
 from a4a.runtime.ir.spec import (
-    AgentSpec, EnvironmentSpec, FrameworkSpec, Limits, PatternNode, ToolSpec,
+    AgentSpec,
+    EnvironmentSpec,
+    FrameworkSpec,
+    Limits,
+    PatternNode,
+    ToolSpec,
 )
 from a4a.runtime.llm.base import LLMRequest, LLMResponse, Message, ToolCall
 from a4a.runtime.llm.fakes import FunctionLLM, fill
