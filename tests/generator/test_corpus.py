@@ -83,3 +83,23 @@ def test_rebuilding_into_the_same_directory_is_idempotent(text: str, tmp_path: P
     first = build(text, out=out)
     second = build(text, out=out)
     assert first.id == second.id
+
+
+def _hits(cases: list[dict[str, Any]]) -> int:
+    hits = 0
+    for case in cases:
+        c = compile_request(case["request"])
+        lo, hi = case["agents"]
+        hits += (c.spec.pattern == case["pattern"]
+                 and sorted(c.intent.domains) == sorted(case["domains"])
+                 and lo <= len(c.spec.agents) <= hi)
+    return hits
+
+
+def test_heldout_requests_keep_their_shape() -> None:
+    """A set written apart from the compiler; after one tuning round it guards regressions."""
+    from tests.conftest import load_data
+
+    cases = load_data("requests_heldout.yaml")["cases"]
+    assert len(cases) == 48
+    assert _hits(cases) >= 43
