@@ -6,10 +6,11 @@ STAMP := $(VENV)/.installed
 DEVSTAMP := $(VENV)/.installed-dev
 TRAINSTAMP := $(VENV)/.installed-train
 
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BENCHVENV := .venv-bench
 BENCHSTAMP := $(BENCHVENV)/.installed
 
-.PHONY: demo test lint bench bench-peers clean sandbox train model
+.PHONY: demo test lint bench bench-peers clean sandbox train model chromium
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -45,10 +46,18 @@ model: $(TRAINSTAMP)
 demo: $(STAMP) sandbox
 	$(BIN)/a4a build "a team that triages GitHub issues" --out demo/github-triage
 	$(BIN)/a4a show demo/github-triage
+	$(BIN)/a4a catalog list
+	@echo ""
+	@echo "Every build is kept in the catalog. Browse it: $(BIN)/a4a catalog serve"
+	@echo "then open http://127.0.0.1:8765 (or: $(BIN)/a4a catalog search \"triage\")"
 
 # A4A_REQUIRE_SANDBOX turns a missing bubblewrap into failures instead of skipped probes.
-test: lint sandbox model
+test: lint sandbox model chromium
 	A4A_REQUIRE_SANDBOX=1 $(BIN)/python -m pytest
+
+# The browser tests drive Debian's chromium; install it when it is missing.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
 
 # mypy cannot follow the folder-to-package mapping, so it checks a tree of symlinks
 # laid out as the installed package is.
@@ -76,6 +85,8 @@ $(BENCHSTAMP): pyproject.toml bench/peers.txt
 
 bench-peers: $(BENCHSTAMP)
 	$(BENCHVENV)/bin/python bench/runtime_overhead.py
+	$(BIN)/python bench/catalog_bench.py
+	$(BIN)/python bench/catalog_concurrency.py --seconds 30
 
 clean:
 	rm -rf $(VENV) $(BENCHVENV) build dist *.egg-info demo

@@ -31,6 +31,7 @@ class BuildResult:
     issues: list[Issue]
     domains: tuple[str, ...]
     files: dict[str, str] = field(repr=False)
+    catalog: str | None = None
 
     @property
     def name(self) -> str:
@@ -54,7 +55,7 @@ class BuildResult:
             "tools": [{"name": t.name, "description": t.description,
                        "implementation": t.implementation} for t in s.tools],
             "domains": list(self.domains), "valid": self.valid,
-            "issues": [i.to_dict() for i in self.issues],
+            "issues": [i.to_dict() for i in self.issues], "catalog": self.catalog,
         }
 
 
@@ -79,20 +80,39 @@ class ValidationReport:
                 "issues": [i.to_dict() for i in self.issues]}
 
 
-def build(text: str, seed: int = 0, out: str | Path | None = None) -> BuildResult:
+def build(text: str, seed: int = 0, out: str | Path | None = None,
+          catalog: bool = False) -> BuildResult:
     """Compile `text` into a framework; write it under `out` when given.
 
-    Raises RefusedError when the security policy denies the request, UserError for unusable
-    input or an output directory that holds something else.
+    With `catalog` (what `a4a build` passes unless --no-catalog) a written framework is
+    also registered in the catalog under $A4A_HOME; a library call does not touch the
+    user's home unless asked. Raises RefusedError when the security policy denies the
+    request, UserError for unusable input or an output directory that holds something else,
+    CatalogError when registration fails.
     """
     compiled: Compiled = compile_request(text, seed=seed)
     path = None
+    registered = None
     if out is not None:
         path = Path(out)
         _check_out_dir(path)
         write_files(path, compiled.files)
+        if catalog:
+            registered = _register(compiled, path)
     return BuildResult(compiled.framework_id, compiled.spec, path, compiled.issues,
-                       compiled.intent.domains, compiled.files)
+                       compiled.intent.domains, compiled.files, registered)
+
+
+def _register(compiled: Compiled, path: Path) -> str:
+    """Add a written framework to the catalog; returns the catalog's path."""
+    from a4a.catalog.entry import entry_from_spec
+    from a4a.catalog.store import Catalog
+
+    entry = entry_from_spec(compiled.spec, compiled.framework_id, compiled.issues,
+                            source="build", path=path)
+    with Catalog.open() as cat:
+        cat.add(entry)
+        return str(cat.path)
 
 
 def _check_out_dir(path: Path) -> None:
@@ -139,6 +159,38 @@ def validate(path: str | Path) -> ValidationReport:
     return ValidationReport(p, kind, spec, issues)
 
 
+def tasks(path: str | Path, n: int, seed: int = 0) -> list[Any]:
+    """Synthesize up to `n` tasks for a framework dir into environment/tasks.jsonl."""
+    from a4a.runtime.world.synthesis import synthesize
+
+    root = Path(path)
+    if not (root / "framework.yaml").exists():
+        raise UserError("path.not_framework", f"{root} has no framework.yaml",
+                        "Point at a framework directory built by `a4a build`.")
+    made = synthesize(load(root), n, seed)
+    target = root / "environment" / "tasks.jsonl"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("".join(t.to_json() + "\n" for t in made), encoding="utf-8")
+    return made
+
+
+def find_task(path: str | Path, task_id: str) -> dict[str, Any]:
+    """A task of a framework dir's environment/tasks.jsonl, by id or unique prefix."""
+    import json
+
+    file = Path(path) / "environment" / "tasks.jsonl"
+    if not file.exists():
+        raise UserError("tasks.missing", f"{file} does not exist",
+                        "Generate tasks first: a4a tasks DIR --n 20")
+    rows = [json.loads(line) for line in file.read_text(encoding="utf-8").splitlines() if line]
+    hits = [r for r in rows if r["id"] == task_id] or [
+        r for r in rows if r["id"].startswith(task_id)]
+    if len(hits) != 1:
+        raise UserError("tasks.not_found", f"{len(hits)} tasks match {task_id!r}",
+                        "Pass a full task id from environment/tasks.jsonl.")
+    return dict(hits[0])
+
+
 def run(path: str | Path, task: str, llm: str = "local", *, out: str | Path | None = None,
         seed: int = 0, task_id: str = "adhoc", base_url: str | None = None,
         trusted: bool = False, network: bool = False, max_steps: int | None = None) -> Any:
@@ -157,12 +209,27 @@ def run(path: str | Path, task: str, llm: str = "local", *, out: str | Path | No
     spec = load(path)
     lock_path = Path(path) / LOCK if Path(path).is_dir() else None
     lock = (load_yaml_file(lock_path) or {}) if lock_path and lock_path.exists() else {}
-    backend = resolve_llm(llm, base_url=base_url)
+    gold = find_task(path, task_id) if task_id != "adhoc" else None
+    if gold is not None:
+        task, seed, task_id = gold["query"], gold["world_seed"], gold["id"]
+    if llm == "oracle" and gold is not None:
+        from a4a.runtime.engine.oracle import OracleLLM
+
+        backend: Any = OracleLLM(spec, gold["plan"], gold["checker"]["answer"])
+    else:
+        backend = resolve_llm(llm, base_url=base_url)
     options = RunOptions(task_id=task_id, seed=seed, policy=llm,
                          framework_id=str(lock.get("framework_id", "")), trusted=trusted,
                          network=network, max_steps=max_steps,
                          mcp_pins=lock.get("mcp") or None)
     record = asyncio.run(run_framework(spec, task, backend, options))
+    if gold is not None:
+        import dataclasses
+        import json
+
+        from a4a.runtime.world.rewards import score
+
+        record = dataclasses.replace(record, rewards=score(gold, json.loads(record.to_json())))
     if lock_path is not None and record.mcp and not lock.get("mcp"):
         # First bind: pin the listed MCP tool schemas; later runs abort if they change.
         lock_path.write_text(dump_yaml({**lock, "mcp": record.mcp}), encoding="utf-8")

@@ -15,6 +15,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
+from a4a.catalog_cli import app as catalog_app
 from a4a.models_cli import app as models_app
 
 app = typer.Typer(
@@ -22,6 +23,7 @@ app = typer.Typer(
     help="Compile natural language into validated multi-agent frameworks.",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+app.add_typer(catalog_app, name="catalog")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 app.add_typer(models_app, name="models")
 
@@ -88,6 +90,8 @@ def build(
     seed: Annotated[int, typer.Option(help="Build seed (same text + seed = same bytes).")] = 0,
     llm: Annotated[str | None, typer.Option(help="Builder model spec; the default is the "
                                             "offline rule-based compiler.")] = None,
+    no_catalog: Annotated[bool, typer.Option("--no-catalog", help="Do not register the "
+                                             "framework in the catalog.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Build and validate a framework from a natural-language request."""
@@ -105,7 +109,7 @@ def build(
             from a4a.generator.pipeline import compile_request
 
             target = Path("frameworks") / compile_request(request, seed).spec.name
-        result = api.build(request, seed=seed, out=target)
+        result = api.build(request, seed=seed, out=target, catalog=not no_catalog)
         if as_json:
             _emit_json(result.to_dict())
         else:
@@ -170,7 +174,8 @@ def show(
 @app.command()
 def run(
     path: Annotated[Path, typer.Argument(help="Framework directory or agent YAML.")],
-    task: Annotated[str, typer.Argument(help="The task for the framework.")],
+    task: Annotated[str | None, typer.Argument(help="The task for the framework (omit with "
+                                               "--task).")] = None,
     llm: Annotated[str, typer.Option(help="Model: openai:<model>, local, scripted:<file>, "
                                      "fake:schema.")] = "local",
     out: Annotated[Path | None, typer.Option(help="Append the trajectory to this JSONL "
@@ -181,19 +186,26 @@ def run(
                                                   "framework's limit.")] = None,
     trust: Annotated[bool, typer.Option(help="Honour import-path bindings of a hand-written "
                                         "config you trust.")] = False,
+    task_id: Annotated[str | None, typer.Option("--task", help="Run a generated task "
+                                                "(environment/tasks.jsonl) and score it; "
+                                                "TASK is then ignored.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Run a framework on a task; print the answer and status, write the trajectory."""
 
     def go() -> int:
         from a4a import api
+        from a4a.runtime.errors import UserError
 
+        if task is None and task_id is None:
+            raise UserError("run.no_task", "no task given", 'Pass "TASK" or --task ID.')
         target = out or Path("runs") / f"{api.load(path).name}.jsonl"
-        record = api.run(path, task, llm, out=target, seed=seed, base_url=base_url,
-                         trusted=trust, max_steps=max_steps)
+        record = api.run(path, task or "", llm, out=target, seed=seed, base_url=base_url,
+                         trusted=trust, max_steps=max_steps, task_id=task_id or "adhoc")
         summary = {"run_id": record.run_id, "status": record.status,
                    "final_answer": record.final_answer, "trajectory": str(target),
-                   **record.counts, "error": record.error}
+                   **record.counts, "error": record.error, "task_id": record.task_id,
+                   "rewards": record.rewards}
         if as_json:
             _emit_json(summary)
         else:
@@ -201,6 +213,36 @@ def run(
 
             print_run(summary)
         return 0 if record.status == "completed" else 1
+
+    _guard(as_json, go)
+
+
+@app.command("tasks")
+def tasks_cmd(
+    path: Annotated[Path, typer.Argument(help="Framework directory.")],
+    n: Annotated[int, typer.Option("--n", min=1, max=10_000, help="How many tasks.")] = 20,
+    seed: Annotated[int, typer.Option(help="Sampling seed (same seed, same file).")] = 0,
+    as_json: JsonOpt = False,
+) -> None:
+    """Generate verifiable tasks (query, gold plan, checker) into environment/tasks.jsonl."""
+
+    def go() -> int:
+        from a4a import api
+
+        made = api.tasks(path, n, seed)
+        rows = [{"id": t.id, "difficulty": t.difficulty, "query": t.query,
+                 "calls": len(t.plan)} for t in made]
+        if as_json:
+            _emit_json({"path": str(path / "environment" / "tasks.jsonl"), "tasks": rows})
+        else:
+            from a4a.render import console
+
+            c = console()
+            for r in rows:
+                c.print(f"{r['id']}  [dim]{r['difficulty']}, {r['calls']} calls[/]  {r['query']}",
+                        markup=True, highlight=False)
+            c.print(f"{len(rows)} task(s) written to {path / 'environment' / 'tasks.jsonl'}")
+        return 0 if made else 1
 
     _guard(as_json, go)
 

@@ -103,6 +103,8 @@ def print_build(result: BuildResult) -> None:
             f"{', '.join(result.domains)}")
     if result.path:
         c.print(f"written to [bold]{escape(str(result.path))}[/]")
+    if result.catalog:
+        c.print(f"[dim]catalogued: a4a catalog show {result.id[:10]}[/]")
     print_issues(result.issues)
 
 

@@ -18,6 +18,12 @@ os.environ.setdefault("A4A_CACHE_DIR", tempfile.mkdtemp(prefix="a4a-test-cache-"
 # to a loopback fake server opt in with a4a.runtime.llm.guard.allow_real_models().
 os.environ["A4A_BLOCK_REAL_LLM"] = "1"
 os.environ.pop("A4A_ALLOW_LOOPBACK_LLM", None)
+# Every build a test runs registers into this throwaway catalog, never the user's. The
+# embedded model's cache is shared from the real home so the slow tests find it.
+_REAL_HOME = Path(os.environ.get("A4A_HOME") or Path.home() / ".local" / "share" / "a4a")
+os.environ["A4A_HOME"] = tempfile.mkdtemp(prefix="a4a-test-home-")
+(_REAL_HOME / "models").mkdir(parents=True, exist_ok=True)
+(Path(os.environ["A4A_HOME"]) / "models").symlink_to(_REAL_HOME / "models")
 
 
 def load_data(name: str) -> Any:

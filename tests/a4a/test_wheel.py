@@ -25,7 +25,10 @@ def test_wheel_contents(tmp_path: Path) -> None:
                      "a4a/templates/domains/code_hosting.yaml",
                      "a4a/templates/patterns/routing.yaml", "a4a/templates/roles/archetypes.yaml",
                      "a4a/templates/prompts/agent.j2", "a4a/templates/policy.yaml",
-                     "a4a/templates/schema/framework.schema.json"):
+                     "a4a/templates/schema/framework.schema.json",
+                     "a4a/catalog/store.py", "a4a/catalog/web/static/graph.js",
+                     "a4a/catalog/web/static/app.js", "a4a/catalog/web/static/style.css",
+                     "a4a/catalog/web/templates/framework.html"):
         assert required in names, required
     packs = [n for n in names if n.startswith("a4a/templates/domains/")]
     assert len(packs) >= 21

@@ -1,0 +1,130 @@
+"""Task synthesis for a framework: verifiable tasks its agents can solve, deterministically.
+
+Templates are drawn from the domain packs of the framework's environment whose operations
+the framework's tools cover; problem types are sampled with inverse-frequency weights
+(1 / (count + 1) ** 1.5 per problem-type path) so rare types are not starved. Each gold
+call is attributed to the agent that should make it: the first agent, in breadth-first order
+from the entry, that holds the tool.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter, deque
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from a4a.runtime import knowledge
+from a4a.runtime.ir.domain import DomainPack, ProblemType, TaskTemplate
+from a4a.runtime.ir.spec import FrameworkSpec
+from a4a.runtime.world.tasks import TemplateError, instantiate, task_id
+
+
+@dataclass(frozen=True)
+class Task:
+    """A verifiable task: query, gold plan with agents, and its checker."""
+
+    id: str
+    pack: str
+    template: str
+    difficulty: str
+    problem_type: list[str]
+    problem_type_labels: dict[str, list[str]]
+    persona: dict[str, str]
+    query: str
+    world_seed: int
+    plan: list[dict[str, Any]]
+    checker: dict[str, Any]
+
+    def to_json(self) -> str:
+        """One JSONL line, sorted keys."""
+        return json.dumps(asdict(self), sort_keys=True, ensure_ascii=False,
+                          separators=(",", ":"))
+
+
+def tool_names(spec: FrameworkSpec) -> dict[tuple[str, str], str]:
+    """(pack, operation) -> the framework's tool name for it."""
+    out = {}
+    for t in spec.tools:
+        if t.implementation.startswith("world:"):
+            pack, _, op = t.implementation[6:].partition(".")
+            out[(pack, op)] = t.name
+    return out
+
+
+def owners(spec: FrameworkSpec) -> dict[str, str]:
+    """Tool name -> the agent that should call it (first holder in BFS order from the entry)."""
+    order, seen, queue = [], {spec.entry}, deque([spec.entry])
+    while queue:
+        name = queue.popleft()
+        order.append(name)
+        for e in spec.edges:
+            if e.source == name and e.target not in seen:
+                seen.add(e.target)
+                queue.append(e.target)
+    out: dict[str, str] = {}
+    for name in order:
+        agent = spec.agent(name)
+        for tool in agent.tool_names() if agent else []:
+            out.setdefault(tool, name)
+    return out
+
+
+def _labels(tree: list[ProblemType], path: list[str]) -> dict[str, list[str]]:
+    en, zh, nodes = [], [], tree
+    for key in path:
+        node = next(n for n in nodes if n.id == key)
+        en.append(node.en)
+        zh.append(node.zh)
+        nodes = node.children
+    return {"en": en, "zh": zh}
+
+
+def candidates(spec: FrameworkSpec) -> list[tuple[DomainPack, TaskTemplate]]:
+    """Templates of the environment's packs whose every operation the framework can call."""
+    packs = knowledge.domain_packs()
+    tools = tool_names(spec)
+    held = owners(spec)
+    domains = spec.environment.domains if spec.environment else []
+    return [(packs[d], t) for d in domains if d in packs for t in packs[d].tasks
+            if all((d, s.op) in tools and tools[(d, s.op)] in held for s in t.plan)]
+
+
+def synthesize(spec: FrameworkSpec, n: int, seed: int = 0) -> list[Task]:
+    """Up to `n` distinct tasks (fewer when the framework's tools cover few templates)."""
+    pool = candidates(spec)
+    if not pool:
+        return []
+    rng = random.Random(f"tasks:{seed}")
+    counts: Counter[tuple[str, ...]] = Counter()
+    tools, held = tool_names(spec), owners(spec)
+    world_seed = spec.environment.seed if spec.environment else 0
+    out: list[Task] = []
+    seen: set[str] = set()
+    for draw in range(n * 20):
+        if len(out) >= n:
+            break
+        weights = [1 / (counts[(p.id, *t.problem_type)] + 1) ** 1.5 for p, t in pool]
+        pack, template = rng.choices(pool, weights)[0]
+        try:
+            inst = instantiate(template, pack, world_seed, random.Random(f"{seed}:{draw}"))
+        except TemplateError:
+            continue
+        key = json.dumps([template.id, inst.query, [c.args for c in inst.calls]], sort_keys=True)
+        if key in seen:
+            continue
+        seen.add(key)
+        counts[(pack.id, *template.problem_type)] += 1
+        plan = [{"op": c.op, "tool": tools[(pack.id, c.op)], "agent": held[tools[(pack.id,
+                 c.op)]], "args": c.args, "expect_error": c.expect_error} for c in inst.calls]
+        out.append(Task(
+            id=task_id(pack.id, template.id, world_seed, draw), pack=pack.id,
+            template=template.id, difficulty=template.difficulty,
+            problem_type=list(template.problem_type),
+            problem_type_labels=_labels(pack.problem_types, template.problem_type),
+            persona=(rng.choice(pack.personas).model_dump() if pack.personas
+                     else {"en": "", "zh": ""}),
+            query=inst.query, world_seed=world_seed, plan=plan,
+            checker={"expected_diff": inst.expected_diff, "answer": list(inst.answer)}))
+    return out
