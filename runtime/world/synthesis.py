@@ -91,6 +91,16 @@ def candidates(spec: FrameworkSpec) -> list[tuple[DomainPack, TaskTemplate]]:
             if all((d, s.op) in tools and tools[(d, s.op)] in held for s in t.plan)]
 
 
+_VOICES = ("I'm {p}. {q}", "{q} (I'm {p}.)", "Context: I'm {p}. {q}", "{q}")
+
+
+def _in_voice(persona: str, query: str, rng: random.Random) -> str:
+    """The query as this persona would send it."""
+    if not persona:
+        return query
+    return rng.choice(_VOICES).format(p=persona, q=query)
+
+
 def synthesize(spec: FrameworkSpec, n: int, seed: int = 0) -> list[Task]:
     """Up to `n` distinct tasks (fewer when the framework's tools cover few templates)."""
     pool = candidates(spec)
@@ -116,6 +126,8 @@ def synthesize(spec: FrameworkSpec, n: int, seed: int = 0) -> list[Task]:
             continue
         seen.add(key)
         counts[(pack.id, *template.problem_type)] += 1
+        persona = (rng.choice(pack.personas).model_dump() if pack.personas
+                   else {"en": "", "zh": ""})
         plan = [{"op": c.op, "tool": tools[(pack.id, c.op)], "agent": held[tools[(pack.id,
                  c.op)]], "args": c.args, "expect_error": c.expect_error} for c in inst.calls]
         out.append(Task(
@@ -123,8 +135,7 @@ def synthesize(spec: FrameworkSpec, n: int, seed: int = 0) -> list[Task]:
             template=template.id, difficulty=template.difficulty,
             problem_type=list(template.problem_type),
             problem_type_labels=_labels(pack.problem_types, template.problem_type),
-            persona=(rng.choice(pack.personas).model_dump() if pack.personas
-                     else {"en": "", "zh": ""}),
-            query=inst.query, world_seed=world_seed, plan=plan,
+            persona=persona, query=_in_voice(persona["en"], inst.query, rng),
+            world_seed=world_seed, plan=plan,
             checker={"expected_diff": inst.expected_diff, "answer": list(inst.answer)}))
     return out
