@@ -1,6 +1,7 @@
 """Rewards of a run against its task's checker: verifiable, no judge.
 
-- state: the run's world diff equals the expected diff (1 or 0);
+- state: the run's world diff equals the expected diff (1 or 0); for a read-only task (no
+  change expected) leaving the world alone proves nothing, so state also needs the answer;
 - answer: the share of answer facts found in the final answer;
 - tool: AST-level accuracy of the calls against the gold plan (BFCL style: name, arguments,
   types and values, in order, as a subsequence);
@@ -56,10 +57,11 @@ def score(task: dict[str, Any], record: dict[str, Any],
     """All rewards of one run."""
     w = weights or DEFAULT_WEIGHTS
     checker = task["checker"]
-    state = 1.0 if _canon(record["world_diff"]) == _canon(checker["expected_diff"]) else 0.0
     facts = checker["answer"]
     text = (record.get("final_answer") or "").lower()
     answer = sum(1 for f in facts if f.lower() in text) / len(facts) if facts else 1.0
+    same = _canon(record["world_diff"]) == _canon(checker["expected_diff"])
+    state = 1.0 if same and (checker["expected_diff"] or answer == 1.0) else 0.0
     calls = tool_calls(record)
     gold = len(task["plan"])
     efficiency = min(gold, len(calls)) / max(gold, len(calls)) if calls or gold else 1.0

@@ -71,6 +71,62 @@ def owners(spec: FrameworkSpec) -> dict[str, str]:
     return out
 
 
+class Topology:
+    """Who can reach whom: control and delegation edges, and where delegated work returns."""
+
+    def __init__(self, spec: FrameworkSpec) -> None:
+        self.spec = spec
+        self.holders = owners(spec)
+        self.parents = {e.target: e.source for e in spec.edges if e.kind == "delegate"}
+        self._reach: dict[str, set[str]] = {}
+
+    def reach(self, name: str) -> set[str]:
+        """Agents reachable from `name` along any edges (itself included)."""
+        if name not in self._reach:
+            seen, queue = {name}, deque([name])
+            while queue:
+                cur = queue.popleft()
+                for e in self.spec.edges:
+                    if e.source == cur and e.target not in seen:
+                        seen.add(e.target)
+                        queue.append(e.target)
+            self._reach[name] = seen
+        return self._reach[name]
+
+    def can_follow(self, a: str, b: str) -> bool:
+        """Whether work can move from agent `a` to agent `b`.
+
+        Directly, or after `a`'s work returns to the agents that delegated to it.
+        """
+        cur: str | None = a
+        while cur is not None:
+            if b in self.reach(cur):
+                return True
+            cur = self.parents.get(cur)
+        return False
+
+    def assign(self, tools: list[str]) -> list[str] | None:
+        """An agent for each call in order, or None when the topology cannot carry the plan.
+
+        The current agent keeps a call when it holds the tool.
+        """
+        out: list[str] = []
+        for tool in tools:
+            prev = out[-1] if out else self.spec.entry
+            agent = self.spec.agent(prev)
+            if out and agent is not None and tool in agent.tool_names():
+                out.append(prev)
+                continue
+            first = self.holders.get(tool)
+            options = [a.name for a in self.spec.agents if tool in a.tool_names()]
+            ordered = ([first] if first else []) + [o for o in options if o != first]
+            nxt = next((o for o in ordered if self.can_follow(prev, o)), None)
+            if nxt is None:
+                return None
+            out.append(nxt)
+        return out
+
+
 def _labels(tree: list[ProblemType], path: list[str]) -> dict[str, list[str]]:
     en, zh, nodes = [], [], tree
     for key in path:
@@ -108,7 +164,7 @@ def synthesize(spec: FrameworkSpec, n: int, seed: int = 0) -> list[Task]:
         return []
     rng = random.Random(f"tasks:{seed}")
     counts: Counter[tuple[str, ...]] = Counter()
-    tools, held = tool_names(spec), owners(spec)
+    tools, topo = tool_names(spec), Topology(spec)
     world_seed = spec.environment.seed if spec.environment else 0
     out: list[Task] = []
     seen: set[str] = set()
@@ -122,14 +178,16 @@ def synthesize(spec: FrameworkSpec, n: int, seed: int = 0) -> list[Task]:
         except TemplateError:
             continue
         key = json.dumps([template.id, inst.query, [c.args for c in inst.calls]], sort_keys=True)
-        if key in seen:
+        agents = topo.assign([tools[(pack.id, c.op)] for c in inst.calls])
+        if key in seen or agents is None:
             continue
         seen.add(key)
         counts[(pack.id, *template.problem_type)] += 1
         persona = (rng.choice(pack.personas).model_dump() if pack.personas
                    else {"en": "", "zh": ""})
-        plan = [{"op": c.op, "tool": tools[(pack.id, c.op)], "agent": held[tools[(pack.id,
-                 c.op)]], "args": c.args, "expect_error": c.expect_error} for c in inst.calls]
+        plan = [{"op": c.op, "tool": tools[(pack.id, c.op)], "agent": agent, "args": c.args,
+                 "expect_error": c.expect_error} for c, agent in zip(inst.calls, agents,
+                                                                     strict=True)]
         out.append(Task(
             id=task_id(pack.id, template.id, world_seed, draw), pack=pack.id,
             template=template.id, difficulty=template.difficulty,

@@ -128,3 +128,34 @@ def test_tasks_are_deterministic_per_seed() -> None:
     first = [t.to_json() for t in synthesize(spec, 10, seed=5)]
     assert first == [t.to_json() for t in synthesize(spec, 10, seed=5)]
     assert first != [t.to_json() for t in synthesize(spec, 10, seed=6)]
+
+
+@pytest.fixture(scope="module")
+def generated_tasks() -> list[tuple[FrameworkSpec, Task]]:
+    """Tasks for frameworks compiled from the request corpus (every pattern they reach)."""
+    from a4a.generator.pipeline import compile_request
+    from tests.conftest import load_data
+
+    requests = load_data("requests_benign.yaml")["requests"] + [
+        c["request"] for c in load_data("requests_labelled.yaml")["cases"]]
+    out = []
+    for text in requests:
+        spec = compile_request(text).spec
+        out += [(spec, t) for t in synthesize(spec, 3, seed=2)]
+    return out
+
+
+def test_oracle_solves_tasks_of_generated_frameworks(
+        generated_tasks: list[tuple[FrameworkSpec, Task]],
+        tasks: list[tuple[FrameworkSpec, Task]]) -> None:
+    assert len(generated_tasks) + len(tasks) >= 200
+    failed = [(spec.pattern, t.id) for spec, t in generated_tasks
+              if run(spec, t, oracle(spec, t))["composite"] < 1.0]
+    assert failed == []
+    patterns = {spec.pattern for spec, _ in generated_tasks}
+    assert len(patterns) >= 6, patterns
+
+
+def test_queries_never_name_the_framework(
+        generated_tasks: list[tuple[FrameworkSpec, Task]]) -> None:
+    assert all(spec.name not in t.query for spec, t in generated_tasks)
