@@ -14,8 +14,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.runtime.test_tasks import (  # noqa: E402 - the test harness is the measurement
-    FunctionLLM, PACKS, _noop, _random_policy, oracle, pack_framework, run, synthesize,
+from tests.runtime.test_tasks import (
+    PACKS,
+    FunctionLLM,
+    _noop,
+    _random_policy,
+    oracle,
+    pack_framework,
+    run,
+    synthesize,
 )
 
 
