@@ -85,3 +85,26 @@ def test_nexau_example_runs_on_the_embedded_model(tmp_path: Path) -> None:
     assert all(e["result"]["error"]["code"] in {"network_disabled", "invalid_arguments",
                                                 "unknown_tool"} for e in errors)
 
+
+
+def test_tasks_file_is_byte_identical_per_seed_and_tasks_run_scored(tmp_path: Path) -> None:
+    out = tmp_path / "fw"
+    assert a4a("build", "a team that triages GitHub issues", "-o", str(out),
+               "--no-catalog").returncode == 0
+    first = a4a("tasks", str(out), "--n", "6", "--seed", "3", "--json")
+    assert first.returncode == 0, first.stdout
+    text = (out / "environment" / "tasks.jsonl").read_bytes()
+    assert a4a("tasks", str(out), "--n", "6", "--seed", "3").returncode == 0
+    assert (out / "environment" / "tasks.jsonl").read_bytes() == text
+    ids = [t["id"] for t in as_json(first)["tasks"]]
+    assert len(ids) == len(set(ids)) > 0
+    proc = a4a("run", str(out), "--task", ids[0], "--llm", "oracle", "--out",
+               str(tmp_path / "r.jsonl"), "--json")
+    data = as_json(proc)
+    assert proc.returncode == 0 and data["task_id"] == ids[0]
+    assert data["rewards"]["composite"] == 1.0
+    noop = tmp_path / "noop.yaml"
+    noop.write_text("- content: no idea\n" * 10)
+    weak = as_json(a4a("run", str(out), "--task", ids[0], "--llm", f"scripted:{noop}",
+                       "--out", str(tmp_path / "r.jsonl"), "--json"))
+    assert weak["rewards"]["composite"] < 1.0
