@@ -394,7 +394,7 @@ def test_signals_to_the_parent_stay_inside(sandbox: Sandbox, workspace: Path) ->
     # The code's parent is the sandbox's own bwrap; killing it only ends the run. The
     # runtime's PID does not exist in the sandbox's PID namespace.
     body = (f"attempt('testpid', lambda: os.kill({os.getpid()}, signal.SIGKILL))\n"
-            "print('ppid', os.getppid())\n"
+            "print('ppid', os.getppid(), flush=True)\n"  # the kill ends us at once
             "os.kill(os.getppid(), signal.SIGKILL)\n")
     result = probe(sandbox, workspace, body)
     assert "BLOCKED testpid ProcessLookupError" in result.stdout
