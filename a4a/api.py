@@ -193,7 +193,8 @@ def find_task(path: str | Path, task_id: str) -> dict[str, Any]:
 
 def run(path: str | Path, task: str, llm: str = "local", *, out: str | Path | None = None,
         seed: int = 0, task_id: str = "adhoc", base_url: str | None = None,
-        trusted: bool = False, network: bool = False, max_steps: int | None = None) -> Any:
+        trusted: bool = False, network: bool = False, max_steps: int | None = None,
+        attempt: int = 0) -> Any:
     """Run a framework directory or agent YAML on `task`; returns the RunRecord.
 
     `llm` is a backend spec (`openai:<model>`, `local`, `scripted:<file>`, `fake:schema`).
@@ -221,7 +222,7 @@ def run(path: str | Path, task: str, llm: str = "local", *, out: str | Path | No
     options = RunOptions(task_id=task_id, seed=seed, policy=llm,
                          framework_id=str(lock.get("framework_id", "")), trusted=trusted,
                          network=network, max_steps=max_steps,
-                         mcp_pins=lock.get("mcp") or None)
+                         mcp_pins=lock.get("mcp") or None, attempt=attempt)
     record = asyncio.run(run_framework(spec, task, backend, options))
     if gold is not None:
         import dataclasses

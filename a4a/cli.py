@@ -191,6 +191,8 @@ def run(
     task_id: Annotated[str | None, typer.Option("--task", help="Run a generated task "
                                                 "(environment/tasks.jsonl) and score it; "
                                                 "TASK is then ignored.")] = None,
+    repeat: Annotated[int, typer.Option(min=1, max=100, help="Run it K times and report "
+                                        "pass^k (with --task).")] = 1,
     as_json: JsonOpt = False,
 ) -> None:
     """Run a framework on a task; print the answer and status, write the trajectory."""
@@ -202,12 +204,19 @@ def run(
         if task is None and task_id is None:
             raise UserError("run.no_task", "no task given", 'Pass "TASK" or --task ID.')
         target = out or Path("runs") / f"{api.load(path).name}.jsonl"
-        record = api.run(path, task or "", llm, out=target, seed=seed, base_url=base_url,
-                         trusted=trust, max_steps=max_steps, task_id=task_id or "adhoc")
+        records = [api.run(path, task or "", llm, out=target, seed=seed, base_url=base_url,
+                           trusted=trust, max_steps=max_steps, task_id=task_id or "adhoc",
+                           attempt=i) for i in range(repeat)]
+        record = records[-1]
         summary = {"run_id": record.run_id, "status": record.status,
                    "final_answer": record.final_answer, "trajectory": str(target),
                    **record.counts, "error": record.error, "task_id": record.task_id,
                    "rewards": record.rewards}
+        if record.rewards is not None and repeat > 1:
+            from a4a.runtime.world.rewards import pass_hat_k
+
+            scores = [r.rewards["composite"] for r in records if r.rewards]
+            summary["pass_hat_k"] = {str(k): pass_hat_k(scores, k) for k in range(1, repeat + 1)}
         if as_json:
             _emit_json(summary)
         else:

@@ -42,6 +42,7 @@ class RunOptions:
     allow_unsafe: bool = False  # run code tools without a sandbox (explicit opt-in only)
     structured_tools: bool | None = None  # None: ask the backend (`structured_tools` attr)
     max_steps: int | None = None  # a tighter step budget than the framework's limit
+    attempt: int = 0  # which repeat of the same run (pass^k); part of the run id
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # backoff waits (tests: no-op)
     sandbox: Any = None  # a Sandbox to use instead of the default (tests pass a fake)
@@ -54,7 +55,8 @@ async def run_framework(spec: FrameworkSpec, task: str, llm: LLM,
     opts = options or RunOptions()
     recorder = Recorder(opts.clock)
     started = opts.clock.now()
-    rid = run_id(opts.framework_id or spec.name, opts.task_id, opts.seed, opts.policy)
+    rid = run_id(opts.framework_id or spec.name, opts.task_id, opts.seed, opts.policy,
+                 opts.attempt)
     world = world_for(spec, opts.seed)
     before = world.snapshot() if world else {}
     status, answer, error = RunStatus.COMPLETED, "", None

@@ -54,9 +54,9 @@ class FixedClock:
         return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.now()))
 
 
-def run_id(framework_id: str, task_id: str, seed: int, policy: str) -> str:
-    """Deterministic run id from what defines the run."""
-    key = f"{framework_id}|{task_id}|{seed}|{policy}".encode()
+def run_id(framework_id: str, task_id: str, seed: int, policy: str, attempt: int = 0) -> str:
+    """Deterministic run id from what defines the run (and which repeat it is)."""
+    key = f"{framework_id}|{task_id}|{seed}|{policy}{f'|{attempt}' if attempt else ''}".encode()
     return hashlib.sha256(key).hexdigest()[:16]
 
 

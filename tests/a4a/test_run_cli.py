@@ -103,6 +103,9 @@ def test_tasks_file_is_byte_identical_per_seed_and_tasks_run_scored(tmp_path: Pa
     data = as_json(proc)
     assert proc.returncode == 0 and data["task_id"] == ids[0]
     assert data["rewards"]["composite"] == 1.0
+    rep = as_json(a4a("run", str(out), "--task", ids[0], "--llm", "oracle", "--repeat", "3",
+                      "--out", str(tmp_path / "r.jsonl"), "--json"))
+    assert rep["pass_hat_k"] == {"1": 1.0, "2": 1.0, "3": 1.0}
     noop = tmp_path / "noop.yaml"
     noop.write_text("- content: no idea\n" * 10)
     weak = as_json(a4a("run", str(out), "--task", ids[0], "--llm", f"scripted:{noop}",

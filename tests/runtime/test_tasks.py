@@ -159,3 +159,13 @@ def test_oracle_solves_tasks_of_generated_frameworks(
 def test_queries_never_name_the_framework(
         generated_tasks: list[tuple[FrameworkSpec, Task]]) -> None:
     assert all(spec.name not in t.query for spec, t in generated_tasks)
+
+
+def test_pass_hat_k() -> None:
+    from a4a.runtime.world.rewards import pass_hat_k
+
+    assert pass_hat_k([1.0, 1.0, 1.0], 3) == 1.0
+    assert pass_hat_k([1.0, 0.5, 1.0, 1.0], 1) == 0.75
+    assert pass_hat_k([1.0, 0.5, 1.0, 1.0], 2) == 0.5  # C(3,2)/C(4,2)
+    with pytest.raises(ValueError):
+        pass_hat_k([1.0], 2)
