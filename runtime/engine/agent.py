@@ -73,6 +73,8 @@ async def run_agent(rt: RunContext, agent: AgentSpec, task: str, *, depth: int =
         messages.append(reply)
         if not reply.tool_calls:
             if reading.errors:
+                rt.recorder.add("format_error", agent=agent.name, span=span,
+                                errors=list(reading.errors))
                 messages.append(Message("user", "Your tool call could not be read: "
                                         + "; ".join(reading.errors)))
                 continue

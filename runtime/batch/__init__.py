@@ -1,0 +1,1 @@
+"""Batch synthesis: quality filtering of trajectories (more to come: batch jobs, resume)."""
