@@ -121,20 +121,27 @@ def eval_cmd(
     _guard(as_json, go)
 
 
-METRICS = ("tool_use_accuracy", "task_success_rate", "step_efficiency", "error_recovery_rate",
-           "format_validity", "mean_composite", "runs")
+# Metric -> row label; the JSON keeps the full names.
+METRICS = {"tool_use_accuracy": "tool use accuracy", "task_success_rate": "task success rate",
+           "step_efficiency": "step efficiency", "error_recovery_rate": "error recovery rate",
+           "format_validity": "format validity", "mean_composite": "mean composite",
+           "runs": "runs", "runs_with_errors": "runs with tool errors"}
 
 
 def _print_report(report: dict[str, Any]) -> None:
+    """One column per framework and one for all of them; one row per metric."""
     from rich.table import Table
 
     from a4a.render import console
 
-    table = Table(title=f"model {report['model']}")
-    table.add_column("framework")
-    for m in METRICS:
-        table.add_column(m.replace("_", " "), justify="right")
-    rows = [*((r["framework"], r) for r in report["frameworks"]), ("overall", report["overall"])]
-    for name, row in rows:
-        table.add_row(name, *("-" if row[m] is None else f"{row[m]:.3g}" for m in METRICS))
+    table = Table(title=f"model {report['model']}", caption="task success: composite 1; "
+                  "error recovery: the checker passed after a tool error")
+    table.add_column("metric", no_wrap=True)
+    columns = [*((r["framework"], r) for r in report["frameworks"]),
+               ("overall", report["overall"])]
+    for name, _ in columns:
+        table.add_column(name, justify="right", overflow="fold")
+    for key, label in METRICS.items():
+        table.add_row(label, *("-" if row[key] is None else f"{row[key]:.3g}"
+                               for _, row in columns))
     console().print(table)
