@@ -144,11 +144,12 @@ def test_loss_is_normalised_by_trainable_tokens_of_the_window(base_dir: Path) ->
 def test_seeded_runs_repeat(base_dir: Path, tmp_path: Path) -> None:
     a = finetune(str(base_dir), _examples(8), output_dir=tmp_path / "a", max_steps=3,
                  batch_size=2, gradient_accumulation_steps=2, learning_rate=1e-2, seed=3,
-                 num_epochs=2)
+                 num_epochs=2, save_steps=2)
     b = finetune(str(base_dir), _examples(8), output_dir=tmp_path / "b", max_steps=3,
                  batch_size=2, gradient_accumulation_steps=2, learning_rate=1e-2, seed=3,
                  num_epochs=2)
     assert a.losses == b.losses and len(a.losses) == 3
+    assert read_checkpoint_config(tmp_path / "a" / "checkpoint-2").save_steps == 2
 
 
 def test_full_method_trains_every_weight(base_dir: Path, tmp_path: Path) -> None:

@@ -52,6 +52,7 @@ def test_rewards_from_records_against_the_gold_plan() -> None:
     runs = [GOOD, WRONG_ARGS, HALF]
     kw = {"task": [TASK] * 3, "record": runs}
     assert tool_use_quality(["", "", ""], **kw) == [1.0, 0.0, 0.5]
+    assert tool_use_quality(["", "", ""], task=TASK, trajectory=runs) == [1.0, 0.0, 0.5]
     assert task_completion(["", "", ""], **kw) == [1.0, 0.0, 0.0]
     assert efficiency(["", "", ""], **kw) == [1.0, 1.0, pytest.approx(2 / 3, abs=1e-6)]
     # 0.4 quality + 0.4 completion + 0.2 efficiency
