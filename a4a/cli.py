@@ -18,6 +18,7 @@ import typer
 from a4a.catalog_cli import app as catalog_app
 from a4a.mcp_cli import app as mcp_app
 from a4a.models_cli import app as models_app
+from a4a.train_cli import eval_cmd, train
 
 app = typer.Typer(
     name="a4a", add_completion=False, no_args_is_help=True, rich_markup_mode=None,
@@ -28,6 +29,8 @@ app.add_typer(catalog_app, name="catalog")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 app.add_typer(models_app, name="models")
 app.add_typer(mcp_app, name="mcp")
+app.command("train")(train)
+app.command("eval")(eval_cmd)
 
 
 def _emit_json(obj: Any) -> None:

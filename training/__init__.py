@@ -1,1 +1,1 @@
-"""Training on trajectories (data, loss masking, LoRA, rewards, evaluation); not built yet."""
+"""Training on trajectories: fine-tuning loop, TRL-style rewards, agent evaluation."""

@@ -22,6 +22,8 @@ from a4a.runtime.llm.base import LLMRequest, Message, ToolCall, ToolSchema
 from a4a.runtime.tools.base import ToolError, ToolOutcome, argument_problem
 from a4a.runtime.tools.registry import schema_of
 
+# The observation that shows the model its unreadable tool call (evaluation counts these).
+UNREADABLE_CALL = "Your tool call could not be read: "
 EMPTY_REPLY = "Your reply was empty. Answer the task or call a tool."
 
 
@@ -75,8 +77,7 @@ async def run_agent(rt: RunContext, agent: AgentSpec, task: str, *, depth: int =
             if reading.errors:
                 rt.recorder.add("format_error", agent=agent.name, span=span,
                                 errors=list(reading.errors))
-                messages.append(Message("user", "Your tool call could not be read: "
-                                        + "; ".join(reading.errors)))
+                messages.append(Message("user", UNREADABLE_CALL + "; ".join(reading.errors)))
                 continue
             answer = reading.final or reply.content
             if answer.strip():
