@@ -16,6 +16,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from a4a.catalog_cli import app as catalog_app
+from a4a.export_cli import export as export_cmd
 from a4a.models_cli import app as models_app
 
 app = typer.Typer(
@@ -26,6 +27,7 @@ app = typer.Typer(
 app.add_typer(catalog_app, name="catalog")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 app.add_typer(models_app, name="models")
+app.command("export")(export_cmd)
 
 
 def _emit_json(obj: Any) -> None:

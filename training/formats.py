@@ -114,17 +114,20 @@ def _calls(m: Message) -> list[styles.Call]:
 
 def _openai(messages: list[Message]) -> list[Message]:
     out: list[Message] = []
+    pending: list[str] = []  # ids of calls awaiting a result, in order
     n = 0
     for m in messages:
         msg: Message = {"role": m["role"], "content": m.get("content") or ""}
         if m.get("tool_calls"):
             ids = [f"call_{n + i}" for i in range(len(m["tool_calls"]))]
             n += len(ids)
+            pending += ids
             msg["tool_calls"] = [{"id": i, "type": "function", "function": {
                 "name": c["name"], "arguments": c["arguments"]}}
                 for i, c in zip(ids, m["tool_calls"], strict=True)]
         if m["role"] == "tool":
             msg["name"] = m.get("name", "tool")
+            msg["tool_call_id"] = pending.pop(0) if pending else ""
         out.append(msg)
     return out
 
