@@ -122,6 +122,16 @@ def _close(text: str, start: int, stop: int, eot: str) -> tuple[int, int]:
     return start, at + len(eot)
 
 
+def _check_calls_rendered(messages: Sequence[Message], r: Rendered) -> None:
+    trained = "".join(r.text[s:e] for s, e in r.spans)
+    for m in messages:
+        for c in m.get("tool_calls") or []:
+            if c["name"] not in trained:
+                raise UserError("masking.template", "the chat template does not write the "
+                                "structured tool calls", "Use a text style (hermes, ...) or a "
+                                "template that renders tool_calls.", tool=c["name"])
+
+
 def token_labels(ids: Sequence[int], offsets: Sequence[tuple[int, int]],
                  spans: Sequence[tuple[int, int]]) -> tuple[list[int], int]:
     """Labels (id where a token overlaps a trainable span, else -100) and the straddler count.
@@ -189,7 +199,10 @@ def tokenize_agent_dataset(samples: Sequence[list[Message]], tokenizer: Any,
     rendered = []
     for messages in samples:
         require_trainable(messages)
-        rendered.append(render_with_spans(to_chat(messages, style), tokenizer, eot))
+        r = render_with_spans(to_chat(messages, style), tokenizer, eot)
+        if style == "openai":
+            _check_calls_rendered(messages, r)
+        rendered.append(r)
     enc = tokenizer([r.text for r in rendered], return_offsets_mapping=True,
                     add_special_tokens=False)
     out = []
