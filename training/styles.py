@@ -152,7 +152,8 @@ def render_result(name: str, result: Any, style: str, *, is_error: bool = False)
     text = _result_text(result)
     if style == "nexau":
         tag = "error" if is_error else "result"
-        return f"<tool_result>\n<tool_name>{name}</tool_name>\n<{tag}>{text}</{tag}>\n</tool_result>"
+        return (f"<tool_result>\n<tool_name>{name}</tool_name>\n<{tag}>{text}</{tag}>\n"
+                "</tool_result>")
     if style in ("hermes", "qwen_xml", "glm"):
         return f"<tool_response>\n{text}\n</tool_response>"
     if style == "minimax":
