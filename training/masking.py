@@ -203,11 +203,20 @@ def tokenize_agent_dataset(samples: Sequence[list[Message]], tokenizer: Any,
         if style == "openai":
             _check_calls_rendered(messages, r)
         rendered.append(r)
-    enc = tokenizer([r.text for r in rendered], return_offsets_mapping=True,
-                    add_special_tokens=False)
     out = []
-    for r, ids, offsets in zip(rendered, enc["input_ids"], enc["offset_mapping"], strict=True):
-        ex = _example(list(ids), [tuple(o) for o in offsets], r.spans, max_seq_length, stats)
+    for r, (ids, offsets) in zip(rendered, _encode(tokenizer, [r.text for r in rendered]),
+                                 strict=True):
+        ex = _example(ids, offsets, r.spans, max_seq_length, stats)
         if ex is not None:
             out.append(ex)
     return out
+
+
+def _encode(tokenizer: Any, texts: list[str]) -> list[tuple[list[int], list[tuple[int, int]]]]:
+    """Ids and character offsets per text, without special tokens added (the template has them)."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is not None:  # the Rust tokenizer itself: skips per-call Python conversions
+        return [(e.ids, e.offsets) for e in backend.encode_batch(texts, add_special_tokens=False)]
+    enc = tokenizer(texts, return_offsets_mapping=True, add_special_tokens=False)
+    return [(list(ids), [tuple(o) for o in offs])
+            for ids, offs in zip(enc["input_ids"], enc["offset_mapping"], strict=True)]
