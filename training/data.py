@@ -35,16 +35,37 @@ def _llm_calls(record: dict[str, Any]) -> list[dict[str, Any]]:
     return [e for e in record.get("events", []) if e.get("type") == "llm_call"]
 
 
+# The openings of the tool instructions a text-mode run appends to an agent's system prompt
+# (a4a.runtime.llm._textprompts): dropped from samples, which write calls in their own style.
+_TOOL_PROMPTS = ("\n\n# Tools\n\nYou may call one or more functions",
+                 "\n\n# Tools\n\nTo use a tool, write exactly:",
+                 "\n\n# Tools\n\nYou have access to the following tools:")
+
+
+def strip_tool_prompt(system: str) -> str:
+    """A system prompt without the text-mode tool instructions a run appended to it."""
+    cut = max(system.rfind(p) for p in _TOOL_PROMPTS)
+    return system[:cut] if cut >= 0 else system
+
+
+def _sent(m: dict[str, Any]) -> Message:
+    if m.get("role") == "system" and isinstance(m.get("content"), str):
+        return {**m, "content": strip_tool_prompt(m["content"])}
+    return dict(m)
+
+
 def agent_conversations(record: dict[str, Any], agent: str) -> list[list[Message]]:
     """One conversation per turn of `agent`: the last model call's messages plus its reply.
 
     The last call of a turn (one span) was sent the whole turn so far, so nothing is lost.
+    Tool instructions of a text mode are cut from the system prompt: the sample's style
+    writes the calls, and one sample never holds two call grammars.
     """
     last: dict[str, dict[str, Any]] = {}
     for e in _llm_calls(record):
         if e.get("agent") == agent:
             last[e["span"]] = e  # dicts keep first-insertion order: turns stay in order
-    return [[*(dict(m) for m in e["messages"]), {**e["response"], "agent": agent}]
+    return [[*(_sent(m) for m in e["messages"]), {**e["response"], "agent": agent}]
             for e in last.values()]
 
 

@@ -155,3 +155,19 @@ def test_split_holds_out_whole_frameworks_deterministically() -> None:
     assert {r["framework_id"] for r in train}.isdisjoint({r["framework_id"] for r in held})
     assert 0 < len({r["framework_id"] for r in held}) < 50
     assert data.split_records(records, eval_fraction=0.2) == (train, held)
+
+
+@pytest.mark.parametrize("mode", ["hermes", "xml", "react"])
+def test_text_mode_tool_instructions_leave_the_system_prompt(mode: str) -> None:
+    from a4a.runtime.llm import textmodes
+    from a4a.runtime.llm.base import ToolSchema
+
+    record = _record()
+    tools = textmodes.render_tools((ToolSchema("f", "F.", {"type": "object"}),), mode)
+    for e in record["events"]:
+        if e["type"] == "llm_call":
+            e["messages"][0]["content"] += "\n\n" + tools
+    own = next(e for e in record["events"] if e["type"] == "llm_call")["messages"][0]["content"]
+    (sample,) = data.samples_from_record(record, "function_calling", "supervisor")
+    assert sample["messages"][0]["content"] == own[: -len("\n\n" + tools)]
+    assert "# Tools" not in sample["messages"][0]["content"]
