@@ -91,6 +91,7 @@ def render_with_spans(chat: Sequence[dict[str, Any]], tokenizer: Any,
             assistant turn is not closed by the end-of-turn token.
     """
     end = _end_of_turn(tokenizer, eot)
+    _check_verbatim(tokenizer)
     marked = [{**m, "content": _MARK.format(i)} for i, m in enumerate(chat)]
     template = tokenizer.apply_chat_template(marked, tokenize=False)
     parts: list[str] = []
@@ -112,6 +113,30 @@ def render_with_spans(chat: Sequence[dict[str, Any]], tokenizer: Any,
         raise UserError("masking.template", "the chat template dropped a message's content",
                         "Use a template that writes every message's content verbatim.")
     return Rendered(text, tuple(_close(text, s, e, end) for s, e in spans))
+
+
+_VERBATIM: dict[str, bool] = {}  # chat template -> writes contents verbatim
+_PROBE = [{"role": "system", "content": " s \n"}, {"role": "user", "content": "\n u "},
+          {"role": "assistant", "content": " a\n\n"}]
+
+
+def _check_verbatim(tokenizer: Any) -> None:
+    """Raise unless the template writes contents untouched (no trim): checked once per template.
+
+    Raises:
+        UserError: `masking.template`.
+    """
+    key = str(getattr(tokenizer, "chat_template", "") or "")
+    if key not in _VERBATIM:
+        real = tokenizer.apply_chat_template(_PROBE, tokenize=False)
+        marked = [{**m, "content": _MARK.format(i)} for i, m in enumerate(_PROBE)]
+        text = tokenizer.apply_chat_template(marked, tokenize=False)
+        filled = _MARK_RE.sub(lambda m: _PROBE[int(m.group(1))]["content"], text)
+        _VERBATIM[key] = filled == real
+    if not _VERBATIM[key]:
+        raise UserError("masking.template", "the chat template changes message contents "
+                        "(it trims or escapes them), so spans cannot be placed",
+                        "Use a template that writes contents verbatim.")
 
 
 def _close(text: str, start: int, stop: int, eot: str) -> tuple[int, int]:

@@ -167,3 +167,11 @@ def test_straddling_tokens_are_trained_and_counted() -> None:
         [1, 2, 3, 4], [(0, 3), (3, 6), (6, 9), (9, 12)], [(4, 10)])
     assert labels == [-100, 2, 3, 4]
     assert straddlers == 2
+
+
+def test_a_template_that_trims_contents_is_refused(tokenizer: Any) -> None:
+    tok = _with_template(tokenizer, "{% for m in messages %}<|im_start|>{{ m['role'] }}\n"
+                         "{{ m['content'] | trim }}<|im_end|>\n{% endfor %}")
+    with pytest.raises(UserError) as err:
+        masking.tokenize_agent_dataset(_samples("trajectory")[:1], tok, 4096)
+    assert err.value.code == "masking.template"
