@@ -54,9 +54,10 @@ def test_golden_decode_is_the_assistant_payloads_and_their_eot(
     assert stats.straddlers == 0
 
 
-def test_openai_style_trains_the_calls_the_template_writes(tokenizer: Any) -> None:
+@pytest.mark.parametrize("fmt", ["function_calling", "trajectory", "multi_agent"])
+def test_openai_style_trains_the_calls_the_template_writes(tokenizer: Any, fmt: str) -> None:
     tok = _with_template(tokenizer, TOOLS_TEMPLATE)
-    samples = _samples("function_calling")
+    samples = _samples(fmt)
     out = masking.tokenize_agent_dataset(samples, tok, 100_000, "openai")
     for msgs, ex in zip(samples, out, strict=True):
         text = tok.apply_chat_template(formats.to_chat(msgs, "openai"), tokenize=False)
@@ -175,3 +176,9 @@ def test_a_template_that_trims_contents_is_refused(tokenizer: Any) -> None:
     with pytest.raises(UserError) as err:
         masking.tokenize_agent_dataset(_samples("trajectory")[:1], tok, 4096)
     assert err.value.code == "masking.template"
+
+
+def test_an_all_masked_example_raises() -> None:
+    with pytest.raises(UserError) as err:
+        masking._example([1, 2], [(0, 1), (1, 2)], (), 10, masking.Stats())
+    assert err.value.code == "masking.all_masked"
