@@ -27,7 +27,6 @@ app = typer.Typer(
 app.add_typer(catalog_app, name="catalog")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 app.add_typer(models_app, name="models")
-app.command("export")(export_cmd)
 
 
 def _emit_json(obj: Any) -> None:
@@ -290,6 +289,9 @@ def version(as_json: JsonOpt = False) -> None:
         _emit_json({"version": __version__})
     else:
         sys.stdout.write(f"a4a {__version__}\n")
+
+
+app.command("export")(export_cmd)
 
 
 def main() -> None:
