@@ -73,6 +73,7 @@ bench: $(STAMP) model
 	$(BIN)/python bench/cli_startup.py
 	$(BIN)/python bench/llm_concurrency.py
 	$(BIN)/python bench/local_model.py
+	$(BIN)/python bench/masking.py
 	$(BIN)/python bench/runtime_overhead.py
 
 # Peer frameworks live in their own environment so the project's dependencies stay lean.

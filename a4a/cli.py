@@ -16,6 +16,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from a4a.catalog_cli import app as catalog_app
+from a4a.export_cli import export as export_cmd
 from a4a.mcp_cli import app as mcp_app
 from a4a.models_cli import app as models_app
 from a4a.train_cli import eval_cmd, train
@@ -302,6 +303,9 @@ def version(as_json: JsonOpt = False) -> None:
         _emit_json({"version": __version__})
     else:
         sys.stdout.write(f"a4a {__version__}\n")
+
+
+app.command("export")(export_cmd)
 
 
 def main() -> None:

@@ -57,3 +57,18 @@ def test_help_imports_no_ir_and_no_heavy_dependency() -> None:
 def test_build_imports_no_heavy_dependency() -> None:
     mods = _modules_after("import a4a\na4a.build('a team that triages GitHub issues')")
     assert not {m for m in mods if m.split(".")[0] in HEAVY}
+
+
+def test_training_imports_only_the_runtime_below_it() -> None:
+    offenders = [
+        (str(p.relative_to(ROOT)), m)
+        for p in (ROOT / "training").rglob("*.py")
+        for m in _imports(p)
+        if m.startswith(("a4a.generator", "a4a.catalog", "a4a.cli", "a4a.api"))
+    ]
+    assert offenders == []
+
+
+def test_training_data_and_masking_import_no_heavy_dependency() -> None:
+    mods = _modules_after("import a4a.training.masking, a4a.training.export")
+    assert not {m for m in mods if m.split(".")[0] in HEAVY}

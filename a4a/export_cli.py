@@ -1,0 +1,47 @@
+"""`a4a export`: trajectory JSONL to conversational training JSONL. Imports lazily."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+
+def export(
+    runs: Annotated[Path, typer.Argument(help="Trajectory JSONL written by `a4a run`.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The JSONL file to write.")],
+    fmt: Annotated[str, typer.Option(
+        "--format", help="function_calling, react, trajectory or multi_agent.")
+    ] = "function_calling",
+    style: Annotated[str, typer.Option(
+        "--style", help="openai, nexau, hermes, qwen_xml, minimax, glm or deepseek.")
+    ] = "openai",
+    perspective: Annotated[str, typer.Option(
+        "--perspective", help="system, agents, or one agent's name.")] = "system",
+    status: Annotated[list[str] | None, typer.Option(
+        "--status", help="Keep runs with this status (repeatable; default completed).")
+    ] = None,
+    any_status: Annotated[bool, typer.Option("--any-status", help="Keep every run.")] = False,
+    min_reward: Annotated[float | None, typer.Option(
+        "--min-reward", help="Keep runs whose composite reward is at least this.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write training samples (messages and tools, one tool-call style) from trajectories."""
+    from a4a.cli import _emit_json, _guard
+
+    def run() -> int:
+        from a4a.training.export import export_runs
+
+        statuses = None if any_status else tuple(status or ("completed",))
+        report = export_runs(runs, out, fmt, style, perspective=perspective,
+                             statuses=statuses, min_reward=min_reward)
+        if as_json:
+            _emit_json(report.to_dict())
+        else:
+            typer.echo(f"wrote {report.samples} samples from {report.records} runs to {out}")
+        return 0
+
+    _guard(as_json, run)
