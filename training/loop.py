@@ -60,15 +60,34 @@ class TrainState:
 Callback = Callable[[TrainState], None]
 
 
-def finetune(model: Any, dataset: Sequence[dict[str, list[int]]], *, method: str = "lora",
+def tokenize_samples(model: Any, samples: Sequence[dict[str, Any]], fmt: str, style: str,
+                     max_seq_length: int) -> list[dict[str, list[int]]]:
+    """Samples of a format -> tokenized examples, masked, with the model's own tokenizer."""
+    from transformers import AutoTokenizer
+
+    from a4a.training.formats import format_sample
+    from a4a.training.masking import tokenize_agent_dataset
+
+    path = model if isinstance(model, str | Path) else getattr(model, "name_or_path", None)
+    tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+    return tokenize_agent_dataset([format_sample(s, fmt) for s in samples], tokenizer,
+                                  max_seq_length, style)
+
+
+def finetune(model: Any, dataset: Sequence[dict[str, Any]], *, method: str = "lora",
              output_dir: str | Path = "runs/finetune", callbacks: Sequence[Callback] = (),
+             format: str | None = None, style: str = "hermes", max_seq_length: int = 1024,
              **hyper: Any) -> TrainState:
     """Fine-tune `model` on tokenized examples; returns the final state.
 
     Args:
         model: A local Hugging Face model directory, or a causal-LM model object.
         dataset: Examples with `input_ids`, `attention_mask` and `labels` (-100 masks), or
-            the path of a JSONL file of them.
+            the path of a JSONL file of them; or, with `format`, samples of that format
+            (e.g. from `training.data.samples_from_record`), tokenized here with loss masks.
+        format: The sample format (function_calling, react, trajectory, multi_agent).
+        style: The tool-call style samples are rendered in.
+        max_seq_length: Token cap per example when tokenizing samples.
         method: `lora` (peft adapters; base weights frozen) or `full`.
         output_dir: Where checkpoints, `loss.png` and the final weights go.
         callbacks: Called with the state after every optimizer step.
@@ -80,6 +99,8 @@ def finetune(model: Any, dataset: Sequence[dict[str, list[int]]], *, method: str
     torch = _torch()
     if isinstance(dataset, str | Path):
         dataset = load_examples(dataset)
+    if format is not None:
+        dataset = tokenize_samples(model, dataset, format, style, max_seq_length)
     name = str(model) if isinstance(model, str | Path) else _model_name(model)
     config = TrainConfig(model=name, method=method, output_dir=str(output_dir), **hyper)
     _check(config, dataset)

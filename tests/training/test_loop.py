@@ -170,3 +170,24 @@ def test_bad_inputs_are_user_errors(base_dir: Path, tmp_path: Path) -> None:
                                   "labels": [IGNORE, IGNORE]}], output_dir=tmp_path)
     with pytest.raises(UserError, match="does not exist"):
         load_examples(tmp_path / "missing.jsonl")
+
+
+def test_finetune_tokenizes_samples_of_a_format(tokenizer: Any, tmp_path: Path) -> None:
+    """Trajectories -> samples -> masked tokens -> a LoRA step, with the model's tokenizer."""
+    import json
+
+    from a4a.training.data import samples_from_record
+
+    torch.manual_seed(0)
+    config = transformers.LlamaConfig(
+        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+        num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=2048)
+    base = tmp_path / "tiny-with-tokenizer"
+    transformers.LlamaForCausalLM(config).save_pretrained(str(base))
+    tokenizer.save_pretrained(str(base))
+    golden = Path(__file__).resolve().parents[1] / "data" / "golden" / "routing.json"
+    samples = samples_from_record(json.loads(golden.read_text()), "function_calling", "agents")
+    state = finetune(str(base), samples, format="function_calling", style="hermes",
+                     max_seq_length=512, output_dir=tmp_path / "out", max_steps=2, num_epochs=4,
+                     batch_size=2, learning_rate=1e-3)
+    assert state.step == 2 and state.tokens > 0
