@@ -130,7 +130,7 @@ class LocalLLM:
             start = time.perf_counter()
             tokenizer = transformers.AutoTokenizer.from_pretrained(folder, local_files_only=True)
             model = transformers.AutoModelForCausalLM.from_pretrained(
-                folder, config=config, local_files_only=True).eval()
+                folder, config=config, local_files_only=True).train(False)
             self.load_seconds = time.perf_counter() - start
             self._loaded = _Loaded(torch, transformers, model, tokenizer)
         return self._loaded

@@ -103,13 +103,13 @@ def test_adapter_reloads_to_identical_logits_and_merges(base_dir: Path,
     state = finetune(str(base_dir), _examples(8), output_dir=tmp_path / "out",
                      learning_rate=1e-2, batch_size=4, max_steps=3)
     ids = torch.tensor([[5, 6, 7, 8, 9, 10]])
-    trained = state.model.eval()(input_ids=ids).logits
+    trained = state.model.train(False)(input_ids=ids).logits
     with quiet_peft():
-        reloaded = peft.PeftModel.from_pretrained(_base(base_dir), state.checkpoint).eval()
+        reloaded = peft.PeftModel.from_pretrained(_base(base_dir), state.checkpoint).train(False)
     assert torch.equal(reloaded(input_ids=ids).logits, trained)
     assert not torch.equal(_base(base_dir)(input_ids=ids).logits, trained)
     merged = merge_and_export(state.checkpoint, tmp_path / "merged")
-    plain = _base(merged).eval()
+    plain = _base(merged).train(False)
     assert not any("lora" in n for n, _ in plain.named_parameters())
     assert torch.allclose(plain(input_ids=ids).logits, trained, atol=1e-5)
 
