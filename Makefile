@@ -5,6 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEVSTAMP := $(VENV)/.installed-dev
 TRAINSTAMP := $(VENV)/.installed-train
+RAYSTAMP := $(VENV)/.installed-ray
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BENCHVENV := .venv-bench
@@ -38,6 +39,11 @@ $(TRAINSTAMP): $(DEVSTAMP)
 
 train: $(TRAINSTAMP)
 
+# The ray extra: `a4a synth --engine ray`; its test starts a 2-CPU local Ray instance.
+$(RAYSTAMP): $(TRAINSTAMP)
+	$(BIN)/pip install --quiet -e ".[train,dev,ray]"
+	touch $@
+
 # The embedded model (SmolLM2-135M-Instruct), converted once into A4A_HOME/models; a no-op
 # when it is cached already. The slow tests run it.
 model: $(TRAINSTAMP)
@@ -52,7 +58,7 @@ demo: $(STAMP) sandbox
 	@echo "then open http://127.0.0.1:8765 (or: $(BIN)/a4a catalog search \"triage\")"
 
 # A4A_REQUIRE_SANDBOX turns a missing bubblewrap into failures instead of skipped probes.
-test: lint sandbox model chromium
+test: lint sandbox model chromium $(RAYSTAMP)
 	A4A_REQUIRE_SANDBOX=1 $(BIN)/python -m pytest
 
 # The browser tests drive Debian's chromium; install it when it is missing.
@@ -65,6 +71,7 @@ lint: $(DEVSTAMP)
 	$(BIN)/ruff check .
 	rm -rf build/typecheck && mkdir -p build/typecheck/a4a
 	for f in a4a/*.py; do ln -s ../../../$$f build/typecheck/a4a/; done
+	ln -s ../../../a4a/synth build/typecheck/a4a/synth
 	for d in runtime generator templates catalog training; do ln -s ../../../$$d build/typecheck/a4a/$$d; done
 	cd build/typecheck && ../../$(BIN)/mypy --config-file ../../pyproject.toml -p a4a
 

@@ -19,6 +19,7 @@ from a4a.catalog_cli import app as catalog_app
 from a4a.export_cli import export as export_cmd
 from a4a.mcp_cli import app as mcp_app
 from a4a.models_cli import app as models_app
+from a4a.synth_cli import synth
 from a4a.train_cli import eval_cmd, train
 
 app = typer.Typer(
@@ -306,6 +307,7 @@ def version(as_json: JsonOpt = False) -> None:
 
 
 app.command("export")(export_cmd)
+app.command("synth")(synth)
 
 
 def main() -> None:

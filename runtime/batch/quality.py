@@ -1,8 +1,9 @@
 """Quality filter for trajectories: each rule has a reason code; flagged runs are dropped.
 
 - truncated: the run ended on a budget or step cap, or with no answer;
-- repetition_loop: the same tool call (name and arguments) three times in a row, or the same
-  assistant reply three times in a row;
+- repetition_loop: one agent makes the same tool call (name and arguments) three times in a
+  row, or gives the same reply three times in a row (a sub-agent's answer relayed up a
+  hierarchy by its leads is not a loop);
 - invalid_format: malformed tool calls (unparseable text calls, invalid JSON arguments,
   unknown tools) in more than a quarter of the model's replies;
 - hallucinated_result: the answer cites record ids that no observation (nor the task) shows;
@@ -47,12 +48,16 @@ def _truncated(record: dict[str, Any]) -> bool:
 
 
 def _repetition(record: dict[str, Any]) -> bool:
-    calls = [json.dumps([e["name"], e["arguments"]], sort_keys=True)
-             for e in record["events"] if e["type"] == "tool_call"]
-    replies = [json.dumps(e["response"], sort_keys=True)
-               for e in record["events"] if e["type"] == "llm_call"]
+    seqs: dict[tuple[str, str], list[str]] = {}
+    for e in record["events"]:
+        if e["type"] == "tool_call":
+            seqs.setdefault(("call", e.get("agent", "")), []).append(
+                json.dumps([e["name"], e["arguments"]], sort_keys=True))
+        elif e["type"] == "llm_call":
+            seqs.setdefault(("reply", e.get("agent", "")), []).append(
+                json.dumps(e["response"], sort_keys=True))
     return any(seq[i] == seq[i + 1] == seq[i + 2]
-               for seq in (calls, replies) for i in range(len(seq) - 2))
+               for seq in seqs.values() for i in range(len(seq) - 2))
 
 
 def _invalid_format(record: dict[str, Any]) -> bool:

@@ -48,6 +48,13 @@ def repeated_calls() -> dict[str, Any]:
     return out
 
 
+def repeated_replies() -> dict[str, Any]:
+    out = copy.deepcopy(CLEAN)
+    reply = next(e for e in out["events"] if e["type"] == "llm_call")
+    out["events"] += [copy.deepcopy(reply) for _ in range(3)]
+    return out
+
+
 def broken_format() -> dict[str, Any]:
     out = copy.deepcopy(CLEAN)
     out["events"] += [{"type": "format_error", "agent": "triager", "errors": ["x"]}] * 6
@@ -63,7 +70,7 @@ def hacked() -> dict[str, Any]:
 
 FLAG = {
     "truncated": [dict(CLEAN, status="max_steps"), with_answer("   ")],
-    "repetition_loop": [repeated_calls()],
+    "repetition_loop": [repeated_calls(), repeated_replies()],
     "invalid_format": [broken_format()],
     "hallucinated_result": [with_answer(CLEAN["final_answer"] + " See also ISS-777.")],
     "reward_hacking": [hacked()],
@@ -80,6 +87,21 @@ def test_rule_flags_its_fixtures(rule: str) -> None:
 def test_clean_oracle_runs_pass_every_rule(task: dict[str, Any]) -> None:
     verdict = judge(oracle_record(task), task)
     assert verdict.keep, verdict
+
+
+def test_an_answer_relayed_up_a_hierarchy_is_not_a_loop() -> None:
+    spec = compile_request("a whole company of agents for our ecommerce orders and refunds, "
+                           "with departments each led by a lead").spec
+    task = next(json.loads(t.to_json()) for t in synthesize(spec, 8, seed=0)
+                if len(t.plan) >= 3)
+    llm = OracleLLM(spec, task["plan"], task["checker"]["answer"])
+    record = json.loads(asyncio.run(run_framework(spec, task["query"], llm, RunOptions(
+        clock=FixedClock(), seed=task["world_seed"], task_id=task["id"]))).to_json())
+    replies = [e["response"]["content"] for e in record["events"] if e["type"] == "llm_call"]
+    relayed = any(replies[i] and replies[i] == replies[i + 1] == replies[i + 2]
+                  for i in range(len(replies) - 2))
+    assert spec.pattern == "hierarchical_teams" and relayed  # the case this test is about
+    assert "repetition_loop" not in judge(record, task).reasons
 
 
 def test_recovering_from_a_tool_error_is_tagged_not_dropped() -> None:

@@ -1,0 +1,124 @@
+"""Where a batch's CPU-bound units run: this process, a local process pool, or a Ray cluster.
+
+Every engine maps a unit function over argument tuples and yields the results as units
+finish; the caller journals each one. Results depend only on the arguments, never on the
+engine or the order of completion, so every engine produces the same outputs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any, Protocol
+
+from a4a.runtime.errors import UserError
+
+ENGINES = ("local", "ray")
+
+
+class Engine(Protocol):
+    """Runs units of work; results arrive in completion order."""
+
+    name: str
+
+    def map(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> Iterator[Any]:
+        """Run `fn(*args)` for each args tuple; yield each result as it is ready."""
+        ...
+
+    def close(self) -> None:
+        """Release workers."""
+        ...
+
+
+class LocalEngine:
+    """A process pool of `workers` processes (in this process when `workers` is 1)."""
+
+    name = "local"
+
+    def __init__(self, workers: int) -> None:
+        self.workers = max(1, workers)
+        self._pool: ProcessPoolExecutor | None = None
+
+    def map(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> Iterator[Any]:
+        """See Engine.map; at most `2 * workers` units are queued ahead of the results."""
+        if self.workers == 1 or len(jobs) <= 1:
+            for args in jobs:
+                yield fn(*args)
+            return
+        if self._pool is None:
+            import multiprocessing
+
+            self._pool = ProcessPoolExecutor(self.workers,
+                                             mp_context=multiprocessing.get_context("fork"))
+        pending: set[Future[Any]] = set()
+        queue = iter(jobs)
+        for args in queue:
+            pending.add(self._pool.submit(fn, *args))
+            if len(pending) >= 2 * self.workers:
+                break
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                for args in queue:
+                    pending.add(self._pool.submit(fn, *args))
+                    break
+                yield fut.result()
+
+    def close(self) -> None:
+        """Shut the pool down."""
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+
+class RayEngine:
+    """Ray tasks on a cluster (`address`), or on a local instance of `workers` CPUs."""
+
+    name = "ray"
+
+    def __init__(self, workers: int, address: str | None = None) -> None:
+        try:
+            import ray
+        except ImportError as err:
+            raise UserError("engine.ray_missing", "the ray engine needs the ray package",
+                            "Install the extra: pip install 'a4a[ray]'.") from err
+        os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+        self._ray = ray
+        self._tmp = None if address else tempfile.mkdtemp(prefix="a4a-ray-")
+        opts: dict[str, Any] = {"address": address, "include_dashboard": False,
+                                "log_to_driver": False, "ignore_reinit_error": True}
+        if not address:
+            opts.update(num_cpus=max(1, workers), _temp_dir=self._tmp)
+        ray.init(**opts)
+        self._remote: dict[Callable[..., Any], Any] = {}
+
+    def map(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> Iterator[Any]:
+        """See Engine.map."""
+        remote = self._remote.setdefault(fn, self._ray.remote(fn))
+        refs = [remote.remote(*args) for args in jobs]
+        while refs:
+            done, refs = self._ray.wait(refs, num_returns=1)
+            yield self._ray.get(done[0])
+
+    def close(self) -> None:
+        """Leave the cluster (and stop a local instance, removing its files)."""
+        self._ray.shutdown()
+        if self._tmp:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+
+
+def make_engine(name: str, workers: int, address: str | None = None) -> Engine:
+    """The engine called `name`.
+
+    Raises:
+        UserError: `engine.unknown`, or `engine.ray_missing` without the ray package.
+    """
+    if name == "local":
+        return LocalEngine(workers)
+    if name == "ray":
+        return RayEngine(workers, address)
+    raise UserError("engine.unknown", f"unknown engine {name!r}",
+                    f"Pick one of: {', '.join(ENGINES)}.")

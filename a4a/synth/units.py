@@ -1,0 +1,112 @@
+"""The units of work of a batch: build one framework, make its tasks, run a framework's tasks.
+
+Each is a plain function of plain arguments returning JSON-ready rows, so a process pool or a
+Ray cluster runs the same code with the same results. Unit ids are deterministic: a build is
+named by its request text and seed, a task set by its framework, size and seed, and a run by
+`run_id(framework, task, seed, policy)`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from a4a.runtime.errors import A4AError
+
+
+def unit_id(kind: str, *parts: object) -> str:
+    """Deterministic id of a unit of work from what defines it."""
+    return hashlib.sha256("|".join([kind, *map(str, parts)]).encode()).hexdigest()[:16]
+
+
+def build_unit(request: dict[str, Any], seed: int, root: str) -> dict[str, Any]:
+    """Compile and validate one request into `root/frameworks/<name>-<id>`; one build row.
+
+    A refused or unusable request is a row with an `error`, not an exception. The catalog
+    entry of a written framework rides along (`entry`) for the caller to register.
+    """
+    from a4a.generator.pipeline import compile_request
+    from a4a.runtime.loader.files import write_files
+
+    row: dict[str, Any] = {"id": unit_id("build", request["text"], seed),
+                           "request": request["id"], "index": request["index"]}
+    try:
+        compiled = compile_request(request["text"], seed=seed)
+    except A4AError as err:
+        return {**row, "valid": False, "error": err.code}
+    fid, spec = compiled.framework_id, compiled.spec
+    rel = f"frameworks/{spec.name}-{fid[:8]}"
+    target = Path(root) / rel
+    write_files(target, compiled.files)
+    errors = [i.code for i in compiled.issues if i.severity == "error"]
+    entry = _entry(compiled, target)
+    return {**row, "framework_id": fid, "name": spec.name, "path": rel, "valid": not errors,
+            "errors": errors, "pattern": spec.pattern, "domains": list(compiled.intent.domains),
+            "agents": len(spec.agents), "tools": len(spec.tools), "edges": len(spec.edges),
+            "nodes": len(entry.nodes), "wl_hash": entry.wl_hash, "entry": entry}
+
+
+def _entry(compiled: Any, target: Path) -> Any:
+    from a4a.catalog.entry import entry_from_spec
+
+    return entry_from_spec(compiled.spec, compiled.framework_id, compiled.issues,
+                           source="synth", path=target, created=0.0)
+
+
+def tasks_unit(build: dict[str, Any], n: int, seed: int, root: str) -> dict[str, Any]:
+    """Synthesize up to `n` tasks into the framework's environment/tasks.jsonl; one row."""
+    from a4a.api import tasks
+
+    made = tasks(Path(root) / build["path"], n, seed)
+    return {"id": unit_id("tasks", build["framework_id"], n, seed),
+            "framework_id": build["framework_id"], "path": build["path"],
+            "tasks": [[t.id, t.world_seed] for t in made]}
+
+
+def run_unit_id(framework_id: str, task_id: str, seed: int, policy: str) -> str:
+    """The run's id: the trajectory record's own deterministic run id."""
+    from a4a.runtime.engine.trace import run_id
+
+    return run_id(framework_id, task_id, seed, policy)
+
+
+def run_chunk(path: str, framework_id: str, task_ids: list[str], root: str, policy: str,
+              max_steps: int | None = None) -> list[dict[str, Any]]:
+    """Run tasks of one framework with a CPU-bound policy (oracle, fakes); one row each."""
+    from a4a.training.eval_run import policy as make_policy
+
+    make = make_policy(policy)
+    folder = Path(root) / path
+    return asyncio.run(_run_all(folder, framework_id, task_ids, policy, max_steps, make))
+
+
+async def _run_all(folder: Path, framework_id: str, task_ids: list[str], policy: str,
+                   max_steps: int | None, make: Callable[..., Any]) -> list[dict[str, Any]]:
+    return [await run_task(folder, framework_id, t, policy, max_steps, make)
+            for t in task_ids]
+
+
+async def run_task(folder: Path, framework_id: str, task_id: str, policy: str,
+                   max_steps: int | None, make: Callable[..., Any]) -> dict[str, Any]:
+    """Run, score and judge one task; the row holds the trajectory record and the verdict."""
+    from a4a.api import find_task
+    from a4a.runtime.batch.quality import judge
+    from a4a.runtime.engine.run import RunOptions, run_framework
+    from a4a.runtime.engine.trace import FixedClock
+    from a4a.runtime.world.rewards import score
+    from a4a.training.eval_run import load_framework
+
+    spec, task = load_framework(folder), find_task(folder, task_id)
+    options = RunOptions(task_id=task["id"], seed=task["world_seed"], policy=policy,
+                         framework_id=framework_id, clock=FixedClock(), max_steps=max_steps)
+    record = await run_framework(spec, task["query"], make(spec, task), options)
+    data = json.loads(record.to_json())
+    data["rewards"] = score(task, data)
+    verdict = judge(data, task)
+    return {"id": data["run_id"], "framework_id": framework_id, "task_id": task_id,
+            "difficulty": task["difficulty"], "record": data,
+            "verdict": {"reasons": list(verdict.reasons), "tags": list(verdict.tags)}}
