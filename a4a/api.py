@@ -16,7 +16,7 @@ from a4a.runtime.errors import SpecError, UserError
 from a4a.runtime.graph.issues import Issue, errors
 from a4a.runtime.graph.validate import validate as validate_spec
 from a4a.runtime.ir.spec import FrameworkSpec
-from a4a.runtime.loader.files import LOCK, drift_issues, load_spec, write_files
+from a4a.runtime.loader.files import LOCK, drift_issues, load_spec, replace_text, write_files
 from a4a.runtime.loader.nexau import load_agent_config
 from a4a.runtime.loader.yamlio import dump_yaml, load_yaml_file
 
@@ -170,7 +170,7 @@ def tasks(path: str | Path, n: int, seed: int = 0) -> list[Any]:
     made = synthesize(load(root), n, seed)
     target = root / "environment" / "tasks.jsonl"
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text("".join(t.to_json() + "\n" for t in made), encoding="utf-8")
+    replace_text(target, "".join(t.to_json() + "\n" for t in made))
     return made
 
 

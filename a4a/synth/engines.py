@@ -52,7 +52,9 @@ class LocalEngine:
             import multiprocessing
 
             self._pool = ProcessPoolExecutor(self.workers,
-                                             mp_context=multiprocessing.get_context("fork"))
+                                             mp_context=multiprocessing.get_context("fork"),
+                                             initializer=die_with_parent,
+                                             initargs=(os.getpid(),))
         pending: set[Future[Any]] = set()
         queue = iter(jobs)
         for args in queue:
@@ -72,6 +74,34 @@ class LocalEngine:
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
+
+
+def die_with_parent(parent: int) -> None:
+    """Make a pool worker end when the batch process does (a kill -9 leaves no orphans).
+
+    On Linux the kernel delivers SIGKILL when the parent dies (PR_SET_PDEATHSIG); elsewhere
+    a daemon thread polls the parent's pid.
+    """
+    import ctypes
+    import signal
+    import threading
+
+    try:
+        armed = ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL) == 0
+    except (OSError, AttributeError):  # not Linux: PR_SET_PDEATHSIG does not exist
+        armed = False
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+    if not armed:
+        threading.Thread(target=_watch, args=(parent,), daemon=True).start()
+
+
+def _watch(parent: int) -> None:
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)
 
 
 class RayEngine:

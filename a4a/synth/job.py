@@ -213,20 +213,21 @@ def _runs(batch: Batch, envs: Sequence[dict[str, Any]]) -> None:
 async def _llm_runs(batch: Batch, pending: Sequence[tuple[dict[str, Any], list[str]]]
                     ) -> None:
     """LLM-bound runs: one event loop, at most `concurrency` runs in flight."""
-    from a4a.training.eval_run import policy
-
-    make = policy(batch.config.llm) if not batch.options.base_url else _with_base_url(
-        batch.config.llm, batch.options.base_url)
+    make = _policy(batch.config.llm, batch.options.base_url)
     limit = asyncio.Semaphore(max(1, batch.options.concurrency))
     total = sum(len(todo) for _, todo in pending)
     done = 0
     batch.tick("runs", 0, total)
 
+    loaded = {e["framework_id"]: units.Environment.load(batch.out / e["path"],
+                                                        e["framework_id"])
+              for e, _ in pending}
+
     async def one(env: dict[str, Any], task_id: str) -> None:
         nonlocal done
         async with limit:
-            row = await units.run_task(batch.out / env["path"], env["framework_id"], task_id,
-                                       batch.config.llm, batch.config.max_steps, make)
+            row = await units.run_task(loaded[env["framework_id"]], task_id, batch.config.llm,
+                                       batch.config.max_steps, make)
         batch.runs.append(row)
         batch.session.add("runs")
         done += 1
@@ -235,8 +236,13 @@ async def _llm_runs(batch: Batch, pending: Sequence[tuple[dict[str, Any], list[s
     await asyncio.gather(*(one(env, t) for env, todo in pending for t in todo))
 
 
-def _with_base_url(model: str, base_url: str) -> Any:
-    from a4a.runtime.llm.resolve import resolve_llm
+def _policy(model: str, base_url: str | None) -> Any:
+    """The per-task backend factory; one shared client for an OpenAI-compatible server."""
+    if model.startswith("openai:"):
+        from a4a.runtime.llm.resolve import resolve_llm
 
-    resolve_llm(model, base_url=base_url)
-    return lambda spec, task: resolve_llm(model, base_url=base_url)
+        shared = resolve_llm(model, base_url=base_url)  # its connection pool serves every run
+        return lambda spec, task: shared
+    from a4a.training.eval_run import policy
+
+    return policy(model)

@@ -12,6 +12,7 @@ import asyncio
 import hashlib
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -79,34 +80,50 @@ def run_chunk(path: str, framework_id: str, task_ids: list[str], root: str, poli
     """Run tasks of one framework with a CPU-bound policy (oracle, fakes); one row each."""
     from a4a.training.eval_run import policy as make_policy
 
+    env = Environment.load(Path(root) / path, framework_id)
     make = make_policy(policy)
-    folder = Path(root) / path
-    return asyncio.run(_run_all(folder, framework_id, task_ids, policy, max_steps, make))
+    return asyncio.run(_run_all(env, task_ids, policy, max_steps, make))
 
 
-async def _run_all(folder: Path, framework_id: str, task_ids: list[str], policy: str,
-                   max_steps: int | None, make: Callable[..., Any]) -> list[dict[str, Any]]:
-    return [await run_task(folder, framework_id, t, policy, max_steps, make)
-            for t in task_ids]
+async def _run_all(env: Environment, task_ids: list[str], policy: str, max_steps: int | None,
+                   make: Callable[..., Any]) -> list[dict[str, Any]]:
+    return [await run_task(env, t, policy, max_steps, make) for t in task_ids]
 
 
-async def run_task(folder: Path, framework_id: str, task_id: str, policy: str,
-                   max_steps: int | None, make: Callable[..., Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Environment:
+    """A built framework and its tasks, loaded once for all of its runs."""
+
+    framework_id: str
+    spec: Any
+    tasks: dict[str, dict[str, Any]]
+
+    @classmethod
+    def load(cls, folder: Path, framework_id: str) -> Environment:
+        """Read the framework directory and its environment/tasks.jsonl."""
+        from a4a.training.eval_run import load_framework
+
+        lines = (folder / "environment" / "tasks.jsonl").read_text("utf-8").splitlines()
+        tasks = {t["id"]: t for t in map(json.loads, lines)}
+        return cls(framework_id, load_framework(folder), tasks)
+
+
+async def run_task(env: Environment, task_id: str, policy: str, max_steps: int | None,
+                   make: Callable[..., Any]) -> dict[str, Any]:
     """Run, score and judge one task; the row holds the trajectory record and the verdict."""
-    from a4a.api import find_task
     from a4a.runtime.batch.quality import judge
     from a4a.runtime.engine.run import RunOptions, run_framework
     from a4a.runtime.engine.trace import FixedClock
     from a4a.runtime.world.rewards import score
-    from a4a.training.eval_run import load_framework
 
-    spec, task = load_framework(folder), find_task(folder, task_id)
+    task = env.tasks[task_id]
     options = RunOptions(task_id=task["id"], seed=task["world_seed"], policy=policy,
-                         framework_id=framework_id, clock=FixedClock(), max_steps=max_steps)
-    record = await run_framework(spec, task["query"], make(spec, task), options)
+                         framework_id=env.framework_id, clock=FixedClock(),
+                         max_steps=max_steps)
+    record = await run_framework(env.spec, task["query"], make(env.spec, task), options)
     data = json.loads(record.to_json())
     data["rewards"] = score(task, data)
     verdict = judge(data, task)
-    return {"id": data["run_id"], "framework_id": framework_id, "task_id": task_id,
+    return {"id": data["run_id"], "framework_id": env.framework_id, "task_id": task_id,
             "difficulty": task["difficulty"], "record": data,
             "verdict": {"reasons": list(verdict.reasons), "tags": list(verdict.tags)}}

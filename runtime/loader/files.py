@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -66,8 +67,14 @@ def lock_data(files: dict[str, str]) -> dict[str, Any]:
 
 
 def write_files(root: Path, files: dict[str, str]) -> None:
-    """Write the files under `root` (created), replacing projections of removed agents."""
+    """Write the files under `root` (created), replacing projections of removed agents.
+
+    Each file is written under a temporary name and renamed into place, so a reader (or a
+    process killed mid-write) never leaves or sees half a file.
+    """
     root.mkdir(parents=True, exist_ok=True)
+    for stale in root.rglob(".*.tmp"):  # left by a writer that was killed mid-file
+        stale.unlink(missing_ok=True)
     for sub in ("agents", "tools"):
         d = root / sub
         if d.is_dir():
@@ -77,7 +84,14 @@ def write_files(root: Path, files: dict[str, str]) -> None:
     for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", newline="\n")
+        replace_text(path, text)
+
+
+def replace_text(path: Path, text: str) -> None:
+    """Write `text` to `path` atomically: a temporary file in the same folder, then a rename."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8", newline="\n")
+    os.replace(tmp, path)
 
 
 def load_spec(path: Path) -> FrameworkSpec:
