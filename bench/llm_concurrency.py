@@ -38,6 +38,7 @@ from a4a.runtime.llm.retry import CallLedger, RetryingLLM
 CLIENTS = {"bare": "bare asyncio client", "httpx": "OpenAIBackend, httpx",
            "aiohttp": "OpenAIBackend, aiohttp (default)"}
 Round = Callable[[int], Awaitable[None]]
+WAIT_S = 120  # the longest wait for a worker at the barrier or for its figures
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ async def _worker_rounds(url: str, client: str, n: int, rounds: int,
     async with backend:
         await run(n)  # warm-up: imports, connections
         for _ in range(rounds):
-            barrier.wait()  # blocks this idle loop until every worker is ready
+            barrier.wait(WAIT_S)  # blocks this idle loop until every worker is ready
             cpu, start = time.process_time(), time.monotonic()
             await run(n)
             out.append((start, time.monotonic(), time.process_time() - cpu))
@@ -123,7 +124,7 @@ def _row(url: str, server_pid: int, client: str, n: int, workers: int, rounds: i
     server_before = _server_cpu_s(server_pid)
     for proc in procs:
         proc.start()
-    per_worker = [results.get(timeout=600) for _ in procs]
+    per_worker = [results.get(timeout=WAIT_S) for _ in procs]  # a crashed worker: Empty
     for proc in procs:
         proc.join(10)
     server_after = _server_cpu_s(server_pid)
