@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import socket
 from typing import Any
@@ -12,13 +13,20 @@ import pytest
 from a4a.runtime.errors import LLMError, UserError
 from a4a.runtime.llm.base import LLMRequest, LLMResponse, Message, ToolCall, ToolSchema
 from a4a.runtime.llm.fakeserver import FaultPlan, Reply, token_id
-from a4a.runtime.llm.openai_backend import OpenAIBackend
+from a4a.runtime.llm.openai_backend import HTTP_CLIENTS, Http, OpenAIBackend
 
 from .conftest import ServerFactory
 
 WEATHER = ToolSchema("get_weather", "Weather for a city.",
                      {"type": "object", "properties": {"city": {"type": "string"}},
                       "required": ["city"]})
+
+
+@pytest.fixture(params=HTTP_CLIENTS)
+def http(request: pytest.FixtureRequest) -> Http:
+    """Each HTTP transport under the official client, for tests of transport behaviour."""
+    value: Http = request.param
+    return value
 
 
 def _hello(text: str = "hello there", **kwargs: Any) -> LLMRequest:
@@ -38,9 +46,10 @@ def _fail(backend: OpenAIBackend, request: LLMRequest) -> LLMError:
     return info.value
 
 
-def test_plain_answer(fake_server: ServerFactory) -> None:
+def test_plain_answer(fake_server: ServerFactory, http: Http) -> None:
     server = fake_server()
-    out = _ask(OpenAIBackend("m1", base_url=server.base_url, api_key="EMPTY"), _hello())
+    out = _ask(OpenAIBackend("m1", base_url=server.base_url, api_key="EMPTY", http=http),
+               _hello())
     assert out.message == Message("assistant", "echo: hello there")
     assert (out.finish_reason, out.model) == ("stop", "m1")
     assert (out.usage.prompt_tokens, out.usage.completion_tokens) == (4, 3)
@@ -126,10 +135,10 @@ def test_plain_token_strings_give_logprobs_without_ids(fake_server: ServerFactor
     ("malformed", "llm.bad_response", True),
     ("empty_choices", "llm.bad_response", True),
 ])
-def test_faults_map_to_stable_codes(fake_server: ServerFactory, fault: str, code: str,
-                                    retryable: bool) -> None:
+def test_faults_map_to_stable_codes(fake_server: ServerFactory, http: Http, fault: str,
+                                    code: str, retryable: bool) -> None:
     server = fake_server(faults=FaultPlan(schedule={1: fault}))
-    err = _fail(OpenAIBackend("m", base_url=server.base_url, api_key="k"), _hello())
+    err = _fail(OpenAIBackend("m", base_url=server.base_url, api_key="k", http=http), _hello())
     assert (err.code, err.data["retryable"]) == (code, retryable)
     assert err.hint and err.data["backend"] == "openai:m"
     assert server.stats.requests == 1  # the client itself never retried
@@ -148,25 +157,26 @@ def test_other_4xx_is_a_bad_request_not_retried(fake_server: ServerFactory) -> N
         "llm.bad_request", False, 400)
 
 
-def test_a_hanging_server_times_out(fake_server: ServerFactory) -> None:
+def test_a_hanging_server_times_out(fake_server: ServerFactory, http: Http) -> None:
     server = fake_server(faults=FaultPlan(schedule={1: "hang"}))
-    err = _fail(OpenAIBackend("m", base_url=server.base_url, api_key="k", timeout_s=0.3),
-                _hello())
+    err = _fail(OpenAIBackend("m", base_url=server.base_url, api_key="k", timeout_s=0.3,
+                              http=http), _hello())
     assert (err.code, err.data["retryable"]) == ("llm.timeout", True)
 
 
-def test_a_closed_port_is_a_connection_error(fake_server: ServerFactory) -> None:
+def test_a_closed_port_is_a_connection_error(fake_server: ServerFactory, http: Http) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]  # bound, never listening: connections are refused
-        err = _fail(OpenAIBackend("m", base_url=f"http://127.0.0.1:{port}/v1", api_key="k"),
-                    _hello())
+        err = _fail(OpenAIBackend("m", base_url=f"http://127.0.0.1:{port}/v1", api_key="k",
+                                  http=http), _hello())
     assert (err.code, err.data["retryable"]) == ("llm.connection", True)
 
 
-def test_concurrency_is_bounded(fake_server: ServerFactory) -> None:
+def test_concurrency_is_bounded(fake_server: ServerFactory, http: Http) -> None:
     server = fake_server(latency_s=0.2)
-    backend = OpenAIBackend("m", base_url=server.base_url, api_key="k", max_concurrency=4)
+    backend = OpenAIBackend("m", base_url=server.base_url, api_key="k", max_concurrency=4,
+                            http=http)
 
     async def go() -> list[LLMResponse]:
         async with backend:
@@ -177,9 +187,10 @@ def test_concurrency_is_bounded(fake_server: ServerFactory) -> None:
     assert server.stats.max_in_flight == 4
 
 
-def test_bound_holds_across_client_lanes(fake_server: ServerFactory) -> None:
+def test_bound_holds_across_client_lanes(fake_server: ServerFactory, http: Http) -> None:
     server = fake_server(latency_s=0.1)
-    backend = OpenAIBackend("m", base_url=server.base_url, api_key="k", max_concurrency=40)
+    backend = OpenAIBackend("m", base_url=server.base_url, api_key="k", max_concurrency=40,
+                            http=http)
 
     async def go() -> None:
         async with backend:
@@ -189,11 +200,22 @@ def test_bound_holds_across_client_lanes(fake_server: ServerFactory) -> None:
     assert server.stats.requests == 100 and server.stats.max_in_flight <= 40
 
 
-def test_a_backend_survives_a_new_event_loop(fake_server: ServerFactory) -> None:
+def test_a_backend_survives_a_new_event_loop(fake_server: ServerFactory, http: Http) -> None:
     server = fake_server()
-    backend = OpenAIBackend("m", base_url=server.base_url, api_key="k")
+    backend = OpenAIBackend("m", base_url=server.base_url, api_key="k", http=http)
     assert _ask(backend, _hello("one")).message.content == "echo: one"
     assert _ask(backend, _hello("two")).message.content == "echo: two"
+
+
+def test_an_unclosed_backend_closes_with_its_loop(fake_server: ServerFactory, http: Http,
+                                                  caplog: pytest.LogCaptureFixture) -> None:
+    server = fake_server()
+    backend = OpenAIBackend("m", base_url=server.base_url, api_key="k", http=http)
+    for text in ("one", "two"):  # one asyncio.run per call, as `a4a run` does; no aclose
+        assert asyncio.run(backend.complete(_hello(text))).message.content == f"echo: {text}"
+    del backend
+    gc.collect()  # an unclosed session or socket would warn (an error here) or log now
+    assert not [r.getMessage() for r in caplog.records if "nclosed" in r.getMessage()]
 
 
 def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -206,6 +228,7 @@ def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
 @pytest.mark.parametrize(("kwargs", "code"), [
     ({"model": ""}, "llm.no_model"),
     ({"model": "m", "max_concurrency": 0}, "llm.bad_limits"),
+    ({"model": "m", "base_url": "http://127.0.0.1:9/v1", "http": "requests"}, "llm.bad_http"),
     ({"model": "m"}, "llm.no_api_key"),
 ])
 def test_bad_settings_are_user_errors(monkeypatch: pytest.MonkeyPatch,
