@@ -29,9 +29,9 @@ from typing import Any
 
 os.environ.setdefault("A4A_HOME", tempfile.mkdtemp(prefix="a4a-bench-home-"))
 
-from a4a.runtime.llm.fakeserver import FakeOpenAIServer  # noqa: E402
-from a4a.runtime.llm.guard import allow_real_models  # noqa: E402
-from a4a.synth import SynthConfig, SynthOptions, synthesize  # noqa: E402
+from a4a.runtime.llm.fakeserver import FakeOpenAIServer
+from a4a.runtime.llm.guard import allow_real_models
+from a4a.synth import SynthConfig, SynthOptions, synthesize
 
 
 def _batch(config: SynthConfig, options: SynthOptions) -> tuple[dict[str, Any], float]:

@@ -114,10 +114,9 @@ def test_a_manifest_batch_records_what_became_of_each_request(tmp_path: Path) ->
 
 def test_an_llm_judge_reviews_kept_runs_and_its_drops_are_counted(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.runtime.test_judge import ITEM
-
     from a4a.runtime.llm.base import LLMRequest, LLMResponse, Message
     from a4a.runtime.llm.fakes import FunctionLLM
+    from tests.runtime.test_judge import ITEM
 
     def reply(req: LLMRequest) -> LLMResponse:
         items = ITEM.findall(req.messages[-1].content)
@@ -158,7 +157,7 @@ def test_the_cli_runs_a_batch_and_prints_json(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["runs"]["total"] == 2
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
     assert again.returncode == 2 and json.loads(again.stdout)["error"]["code"] == "synth.exists"
-    resumed = subprocess.run(cmd[:3] + ["synth", "--resume", "--out", str(out), "--json",
-                                        "--no-catalog"], capture_output=True, text=True,
-                             timeout=120, check=False)
+    resumed = subprocess.run([*cmd[:3], "synth", "--resume", "--out", str(out), "--json",
+                              "--no-catalog"], capture_output=True, text=True, timeout=120,
+                             check=False)
     assert resumed.returncode == 0 and json.loads(resumed.stdout)["config"]["n"] == 2
