@@ -160,16 +160,21 @@ def accumulate(net: Any, window: list[dict[str, Any]]) -> tuple[float, int]:
     """Backpropagate one accumulated batch; returns (loss per trainable token, token count).
 
     Every micro-batch's summed token loss is divided by the trainable tokens of the whole
-    window, so long and short examples weigh by their tokens, not per example.
+    window, so long and short examples weigh by their tokens, not per example. Logits are
+    computed only at positions whose next token is trained (`logits_to_keep`): agent samples
+    are mostly masked prompt and tool text, and the vocabulary projection of every other
+    position would be thrown away.
     """
     torch = _torch()
     tokens = sum(int((b["labels"][:, 1:] != IGNORE).sum()) for b in window)
     total = 0.0
     for batch in window:
-        logits = net(input_ids=batch["input_ids"],
-                     attention_mask=batch["attention_mask"]).logits[:, :-1]
+        targets = batch["labels"][:, 1:]
+        keep = (targets != IGNORE).any(dim=0).nonzero().squeeze(1)
+        logits = net(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
+                     logits_to_keep=keep).logits
         summed = torch.nn.functional.cross_entropy(
-            logits.reshape(-1, logits.size(-1)).float(), batch["labels"][:, 1:].reshape(-1),
+            logits.reshape(-1, logits.size(-1)).float(), targets[:, keep].reshape(-1),
             ignore_index=IGNORE, reduction="sum")
         (summed / tokens).backward()
         total += float(summed.detach())
