@@ -82,6 +82,7 @@ bench: $(STAMP) model
 	$(BIN)/python bench/local_model.py
 	$(BIN)/python bench/masking.py
 	$(BIN)/python bench/runtime_overhead.py
+	$(BIN)/python bench/synth_throughput.py
 
 # Peer frameworks live in their own environment so the project's dependencies stay lean.
 $(BENCHSTAMP): pyproject.toml bench/peers.txt

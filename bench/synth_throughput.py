@@ -61,13 +61,13 @@ def oracle_rows(n: int, tasks: int, rounds: int) -> list[tuple[str, dict[str, fl
 
 
 def model_rows(latency: float, concurrencies: list[int], runs: int, rounds: int
-               ) -> list[tuple[int, float, float]]:
-    """(concurrency, runs/s, efficiency) against the fake server (medians over rounds)."""
+               ) -> list[tuple[int, float, float, float]]:
+    """(concurrency, runs/s, model calls/s, efficiency) against the fake server (medians)."""
     n, tasks = max(1, runs // 4), 4
     out = []
     with FakeOpenAIServer(latency_s=latency) as server, allow_real_models():
         for c in concurrencies:
-            rates, effs = [], []
+            rates, calls, effs = [], [], []
             for r in range(rounds):
                 report, _ = _batch(SynthConfig(n=n, tasks_per_env=tasks, seed=r,
                                                llm="openai:fake-model"),
@@ -77,8 +77,10 @@ def model_rows(latency: float, concurrencies: list[int], runs: int, rounds: int
                 ideal = max(math.ceil(stage["units"] / c), report["cost"]["llm_attempts"] / c
                             ) * latency
                 rates.append(stage["per_second"])
+                calls.append(report["cost"]["llm_attempts"] / stage["seconds"])
                 effs.append(ideal / stage["seconds"])
-            out.append((c, statistics.median(rates), statistics.median(effs)))
+            out.append((c, statistics.median(rates), statistics.median(calls),
+                        statistics.median(effs)))
     return out
 
 
@@ -104,9 +106,9 @@ def main() -> None:
           f"wall {one['wall'] / two['wall']:.2f}x")
     print(f"\nmodel-bound runs vs the loopback fake server, latency {a.latency_s * 1000:.0f} ms, "
           f"~{a.model_runs} runs")
-    print(f"{'in flight':<12}{'runs/s':>10}{'ideal/s':>10}{'efficiency':>12}")
-    for c, rate, eff in model_rows(a.latency_s, a.concurrency, a.model_runs, a.rounds):
-        print(f"{c:<12}{rate:>10.1f}{c / a.latency_s:>10.1f}{eff:>12.1%}")
+    print(f"{'in flight':<12}{'runs/s':>10}{'calls/s':>10}{'efficiency':>12}")
+    for c, rate, calls, eff in model_rows(a.latency_s, a.concurrency, a.model_runs, a.rounds):
+        print(f"{c:<12}{rate:>10.1f}{calls:>10.1f}{eff:>12.1%}")
 
 
 if __name__ == "__main__":
