@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["BuildResult", "ValidationReport", "__version__", "build", "load", "run", "validate"]
+__all__ = ["BuildResult", "SynthConfig", "SynthOptions", "ValidationReport", "__version__",
+           "build", "load", "run", "synthesize", "validate"]
 
 
 def __getattr__(name: str) -> Any:
@@ -16,4 +17,8 @@ def __getattr__(name: str) -> Any:
         from a4a import api
 
         return getattr(api, name)
+    if name in ("synthesize", "SynthConfig", "SynthOptions"):
+        from a4a import synth
+
+        return getattr(synth, name)
     raise AttributeError(f"module 'a4a' has no attribute {name!r}")

@@ -65,7 +65,7 @@ def synth(
         from a4a.synth.config import settings
 
         given = {"n": n, "tasks_per_env": tasks_per_env, "llm": llm, "seed": seed,
-                 "manifest": str(manifest) if manifest else None,
+                 "manifest": str(manifest.resolve()) if manifest else None,
                  "formats": tuple(fmt) if fmt else None,
                  "styles": tuple(style) if style else None, "eval_fraction": eval_fraction,
                  "max_steps": max_steps, "judge": judge}
@@ -111,6 +111,10 @@ def _progress(show: bool) -> Iterator[Any]:
 
 def _summary(out: Path, report: dict[str, Any]) -> None:
     req, runs, filt = report["requests"], report["runs"], report["filter"]
+    wanted = report["config"]["n"]
+    if not report["config"]["manifest"] and req["environments"] < wanted:
+        typer.echo(f"warning: only {req['environments']} of {wanted} environments after "
+                   f"{req['drawn']} requests (see requests.yaml for why)", err=True)
     typer.echo(f"{req['environments']} environments ({req['valid']}/{req['drawn']} requests "
                f"valid), {runs['total']} runs, mean reward {runs['reward_mean']}, "
                f"kept {filt['kept']}, dropped {filt['dropped']}")

@@ -14,7 +14,7 @@ SmolLM2-135M on them, merge, and compare base and fine-tune on held-out framewor
 
 Usage: python bench/finetune_e2e.py [--frameworks 20] [--held-out 4] [--train-tasks 2]
        [--eval-tasks 2] [--epochs 2] [--max-steps 20] [--max-seq-length 1536] [--out DIR]
-(needs `make train` and `make model`; run timed under `flock /tmp/a4a-cpu.lock`)
+(needs `make train` and `make model`; time it on an otherwise idle machine)
 """
 
 from __future__ import annotations

@@ -127,7 +127,9 @@ class RayEngine:
 
     def map(self, fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> Iterator[Any]:
         """See Engine.map."""
-        remote = self._remote.setdefault(fn, self._ray.remote(fn))
+        if fn not in self._remote:
+            self._remote[fn] = self._ray.remote(fn)
+        remote = self._remote[fn]
         refs = [remote.remote(*args) for args in jobs]
         while refs:
             done, refs = self._ray.wait(refs, num_returns=1)

@@ -161,3 +161,9 @@ def test_the_cli_runs_a_batch_and_prints_json(tmp_path: Path) -> None:
                               "--no-catalog"], capture_output=True, text=True, timeout=120,
                              check=False)
     assert resumed.returncode == 0 and json.loads(resumed.stdout)["config"]["n"] == 2
+
+
+def test_the_package_root_offers_the_batch_api_lazily() -> None:
+    import a4a
+
+    assert a4a.synthesize is synthesize and a4a.SynthConfig is SynthConfig
