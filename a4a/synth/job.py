@@ -214,7 +214,10 @@ async def _llm_runs(batch: Batch, pending: Sequence[tuple[dict[str, Any], list[s
                     ) -> None:
     """LLM-bound runs: one event loop, at most `concurrency` runs in flight."""
     make = _policy(batch.config.llm, batch.options.base_url)
-    limit = asyncio.Semaphore(max(1, batch.options.concurrency))
+    # One embedded (or local directory) model serves one request at a time: queueing more
+    # runs behind it would only spend their wall-clock budgets waiting.
+    local = batch.config.llm == "local" or Path(batch.config.llm).is_dir()
+    limit = asyncio.Semaphore(1 if local else max(1, batch.options.concurrency))
     total = sum(len(todo) for _, todo in pending)
     done = 0
     batch.tick("runs", 0, total)
