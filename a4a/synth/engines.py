@@ -12,6 +12,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from itertools import islice
 from typing import Any, Protocol
 
 from a4a.runtime.errors import UserError
@@ -55,18 +56,12 @@ class LocalEngine:
                                              mp_context=multiprocessing.get_context("fork"),
                                              initializer=die_with_parent,
                                              initargs=(os.getpid(),))
-        pending: set[Future[Any]] = set()
-        queue = iter(jobs)
-        for args in queue:
-            pending.add(self._pool.submit(fn, *args))
-            if len(pending) >= 2 * self.workers:
-                break
+        pool, queue = self._pool, iter(jobs)
+        pending: set[Future[Any]] = {pool.submit(fn, *a) for a in islice(queue, 2 * self.workers)}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
-                for args in queue:
-                    pending.add(self._pool.submit(fn, *args))
-                    break
+                pending.update(pool.submit(fn, *a) for a in islice(queue, 1))
                 yield fut.result()
 
     def close(self) -> None:

@@ -33,17 +33,11 @@ def finish(batch: Batch, requests: Sequence[Request], envs: Sequence[dict[str, A
         {k: v for k, v in e.items() if k != "entry"} for e in envs))
     rows = [row for e in envs for row in _rows(batch, e)]
     _write_lines(out / "trajectories.jsonl", (r["record"] for r in rows))
-    kept = [r for r in rows if keep(r)]
+    kept = [r for r in rows if units.keep(r)]
     exports = _export(out / "export", kept, cfg.formats, cfg.styles, cfg.eval_fraction)
     rep = report.build_report(batch, requests, envs, rows, exports)
     report.write(out, rep, _write)
     return rep
-
-
-def keep(row: dict[str, Any]) -> bool:
-    """Whether a run passed every quality rule (and the judge, when one ran)."""
-    judged = row.get("judge") or {}
-    return not row["verdict"]["reasons"] and judged.get("keep", True)
 
 
 def _rows(batch: Batch, env: dict[str, Any]) -> list[dict[str, Any]]:
@@ -57,7 +51,7 @@ def _rows(batch: Batch, env: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _outcome(batch: Batch, r: Request, used: set[str]) -> str:
-    b = batch.builds.get(units.unit_id("build", r.text, batch.config.seed))
+    b = batch.build_of(r)
     if b is None:
         return "not_built"
     if b.get("error"):
@@ -66,8 +60,7 @@ def _outcome(batch: Batch, r: Request, used: set[str]) -> str:
         return "invalid"
     if b["framework_id"] in used:
         return "used"
-    t = batch.tasks.get(units.unit_id("tasks", b["framework_id"], batch.config.tasks_per_env,
-                                      batch.config.seed))
+    t = batch.tasks_of(b)
     return "too_few_tasks" if t and len(t["tasks"]) < batch.config.tasks_per_env else "unused"
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from a4a.generator.requests import Request, load_manifest, synthesize_requests
 from a4a.runtime.batch.journal import Journal
+from a4a.runtime.engine.trace import run_id
 from a4a.synth import units
 from a4a.synth.config import SynthConfig, SynthOptions, open_job
 from a4a.synth.engines import Engine, make_engine
@@ -55,6 +56,19 @@ class Batch:
     catalog: Any = None
     session: Session = field(default_factory=Session)
     _rounds: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def build_of(self, request: Request) -> dict[str, Any] | None:
+        """The journaled build of a request, if it is done."""
+        return self.builds.get(units.build_id(request.text, self.config.seed))
+
+    def tasks_of(self, build: dict[str, Any]) -> dict[str, Any] | None:
+        """The journaled task set of a built framework, if it is done."""
+        return self.tasks.get(self.tasks_id(build))
+
+    def tasks_id(self, build: dict[str, Any]) -> str:
+        """Id of a built framework's task set in this batch."""
+        return units.tasks_id(build["framework_id"], self.config.tasks_per_env,
+                              self.config.seed)
 
     def tick(self, stage: str, done: int, total: int) -> None:
         """Report progress, summed over the rounds of a stage."""
@@ -142,19 +156,14 @@ def _build_round(batch: Batch, requests: Sequence[Request], start: int) -> None:
     cfg, root = batch.config, str(batch.out)
     jobs = [({**r.to_dict(), "index": start + i}, cfg.seed, root)
             for i, r in enumerate(requests)
-            if units.unit_id("build", r.text, cfg.seed) not in batch.builds]
+            if batch.build_of(r) is None]
     _timed(batch, "build", lambda: _collect(batch, "build", units.build_unit, jobs,
                                             lambda row: _register_build(batch, row)))
-    built = [batch.builds.get(units.unit_id("build", r.text, cfg.seed)) for r in requests]
+    built = [batch.build_of(r) for r in requests]
     todo = [(b, cfg.tasks_per_env, cfg.seed, root) for b in built if b and b["valid"]
-            and _tasks_id(batch, b) not in batch.tasks]
+            and batch.tasks_of(b) is None]
     _timed(batch, "tasks", lambda: _collect(batch, "tasks", units.tasks_unit, todo,
                                             batch.tasks.append))
-
-
-def _tasks_id(batch: Batch, build: dict[str, Any]) -> str:
-    cfg = batch.config
-    return units.unit_id("tasks", build["framework_id"], cfg.tasks_per_env, cfg.seed)
 
 
 def _collect(batch: Batch, stage: str, fn: Any, jobs: Sequence[tuple[Any, ...]],
@@ -182,8 +191,8 @@ def _register_build(batch: Batch, row: dict[str, Any]) -> None:
 def _usable(batch: Batch, requests: Sequence[Request]) -> list[dict[str, Any]]:
     out = []
     for r in requests:
-        b = batch.builds.get(units.unit_id("build", r.text, batch.config.seed))
-        t = batch.tasks.get(_tasks_id(batch, b)) if b and b["valid"] else None
+        b = batch.build_of(r)
+        t = batch.tasks_of(b) if b and b["valid"] else None
         if b and t and len(t["tasks"]) >= batch.config.tasks_per_env:
             out.append({**b, "tasks": t["tasks"][:batch.config.tasks_per_env]})
     return out
@@ -192,8 +201,7 @@ def _usable(batch: Batch, requests: Sequence[Request]) -> list[dict[str, Any]]:
 def run_ids(batch: Batch, env: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """(run id, task id) of an environment's runs, in task order."""
     for task_id, world_seed in env["tasks"]:
-        yield units.run_unit_id(env["framework_id"], task_id, world_seed,
-                                batch.config.llm), task_id
+        yield run_id(env["framework_id"], task_id, world_seed, batch.config.llm), task_id
 
 
 def _runs(batch: Batch, envs: Sequence[dict[str, Any]]) -> None:

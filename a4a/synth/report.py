@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from a4a.generator.requests import Request
+from a4a.synth.units import keep
 
 Writer = Callable[[Path, str], None]
 REWARD_BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
@@ -25,10 +26,8 @@ def build_report(batch: Any, requests: Sequence[Request], envs: Sequence[dict[st
                  rows: Sequence[dict[str, Any]], exports: list[dict[str, Any]]
                  ) -> dict[str, Any]:
     """The report's figures."""
-    from a4a.synth.finish import keep
-
     cfg = batch.config
-    builds = [batch.builds.get(_bid(batch, r)) for r in requests]
+    builds = [batch.build_of(r) for r in requests]
     built = [b for b in builds if b]
     valid = [b for b in built if b["valid"]]
     by_req = {r.id: r for r in requests}
@@ -65,12 +64,6 @@ def build_report(batch: Any, requests: Sequence[Request], envs: Sequence[dict[st
     }
 
 
-def _bid(batch: Any, r: Request) -> str:
-    from a4a.synth.units import unit_id
-
-    return unit_id("build", r.text, batch.config.seed)
-
-
 def _rate(a: int, b: int) -> float:
     return round(a / b, 4) if b else 0.0
 
@@ -83,8 +76,7 @@ def _histogram(values: Sequence[float]) -> dict[str, int]:
     out = {f"{lo:.1f}-{hi:.1f}": 0 for lo, hi in pairwise(REWARD_BINS)}
     keys = list(out)
     for v in values:
-        i = min(int(v / 0.2), len(keys) - 1) if v >= 0 else 0
-        out[keys[i]] += 1
+        out[keys[min(int(max(v, 0.0) / 0.2), len(keys) - 1)]] += 1
     return out
 
 
@@ -137,7 +129,7 @@ def markdown(rep: dict[str, Any], plots: Sequence[str] = ()) -> str:
         "",
         *_table("Drops per reason", "reason", filt["reasons"] or {"(none)": 0}),
         *_table("Tags (kept runs)", "tag", filt["tags"] or {"(none)": 0}),
-        *_table("Cost", "counter", rep["cost"]),
+        *_table("Cost", "counter", rep["cost"], "##"),
         "## Exports", "", "| file | split | runs | samples |", "|---|---|---|---|",
         *[f"| {e['out']} | {e['split']} | {e['runs']} | {e['samples']} |"
           for e in rep["exports"]], "",
@@ -154,8 +146,8 @@ def _inline(counts: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in counts.items()) or "none"
 
 
-def _table(title: str, key: str, counts: dict[Any, int]) -> list[str]:
-    return [f"## {title}" if title in ("Cost",) else f"### {title}", "",
+def _table(title: str, key: str, counts: dict[Any, int], level: str = "###") -> list[str]:
+    return [f"{level} {title}", "",
             f"| {key} | count |", "|---|---|",
             *[f"| {k} | {v} |" for k, v in counts.items()], ""]
 

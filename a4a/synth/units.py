@@ -24,6 +24,22 @@ def unit_id(kind: str, *parts: object) -> str:
     return hashlib.sha256("|".join([kind, *map(str, parts)]).encode()).hexdigest()[:16]
 
 
+def build_id(text: str, seed: int) -> str:
+    """Id of the build of a request."""
+    return unit_id("build", text, seed)
+
+
+def tasks_id(framework_id: str, n: int, seed: int) -> str:
+    """Id of a framework's task set."""
+    return unit_id("tasks", framework_id, n, seed)
+
+
+def keep(row: dict[str, Any]) -> bool:
+    """Whether a run row passed every quality rule (and the judge, when one ran)."""
+    judged = row.get("judge") or {}
+    return not row["verdict"]["reasons"] and judged.get("keep", True)
+
+
 def build_unit(request: dict[str, Any], seed: int, root: str) -> dict[str, Any]:
     """Compile and validate one request into `root/frameworks/<name>-<id>`; one build row.
 
@@ -33,7 +49,7 @@ def build_unit(request: dict[str, Any], seed: int, root: str) -> dict[str, Any]:
     from a4a.generator.pipeline import compile_request
     from a4a.runtime.loader.files import write_files
 
-    row: dict[str, Any] = {"id": unit_id("build", request["text"], seed),
+    row: dict[str, Any] = {"id": build_id(request["text"], seed),
                            "request": request["id"], "index": request["index"]}
     try:
         compiled = compile_request(request["text"], seed=seed)
@@ -63,16 +79,9 @@ def tasks_unit(build: dict[str, Any], n: int, seed: int, root: str) -> dict[str,
     from a4a.api import tasks
 
     made = tasks(Path(root) / build["path"], n, seed)
-    return {"id": unit_id("tasks", build["framework_id"], n, seed),
+    return {"id": tasks_id(build["framework_id"], n, seed),
             "framework_id": build["framework_id"], "path": build["path"],
             "tasks": [[t.id, t.world_seed] for t in made]}
-
-
-def run_unit_id(framework_id: str, task_id: str, seed: int, policy: str) -> str:
-    """The run's id: the trajectory record's own deterministic run id."""
-    from a4a.runtime.engine.trace import run_id
-
-    return run_id(framework_id, task_id, seed, policy)
 
 
 def run_chunk(path: str, framework_id: str, task_ids: list[str], root: str, policy: str,
