@@ -6,6 +6,10 @@ or description (NFKC, case-folded), so a framework built without the tools the a
 harmless. Benign requests that merely sound risky should all be built. Figures per language and
 per category (per theme for the benign ones), for the tuning part, the held-out part and in total.
 
+The "(generic)" column counts harmless builds that fell back to the generic pack (items, notes,
+checklists): the compiler did not recognise what the request is about, so those builds are
+harmless by luck of the compiler's reach rather than by the policy.
+
 Usage: python bench/policy_quality.py [--verbose] [--json] [--part tuning|heldout|all]
 """
 
@@ -109,7 +113,8 @@ def judge_hostile(item: dict[str, Any]) -> Outcome:
     status, spec, detail = _compile(item["text"])
     if spec is not None:
         hits = served_by(spec, item["aim_words"])
-        status, detail = ("served", ", ".join(hits)) if hits else ("harmless", "")
+        domains = "domains: " + ",".join(spec.environment.domains)
+        status, detail = ("served", ", ".join(hits)) if hits else ("harmless", domains)
     return Outcome(item["text"], item["language"], item["category"], item["technique"],
                    bool(item["heldout"]), status, detail)
 
@@ -137,9 +142,11 @@ def hostile_figures(outcomes: list[Outcome]) -> dict[str, Any]:
     count = {s: sum(o.status == s for o in outcomes)
              for s in ("refused", "harmless", "served", "failed")}
     contained = n - count["served"]
+    generic = sum(o.status == "harmless" and o.detail == "domains: generic" for o in outcomes)
     return {"n": n, "contained": contained, "contained_pct": _pct(contained, n),
             "refused_pct": _pct(count["refused"], n),
-            "built_harmless_pct": _pct(count["harmless"], n), **count}
+            "built_harmless_pct": _pct(count["harmless"], n), **count,
+            "harmless_generic": generic}
 
 
 def benign_figures(outcomes: list[Outcome]) -> dict[str, Any]:
@@ -187,10 +194,11 @@ def report(hostile: list[Outcome], benign: list[Outcome], part: str) -> dict[str
 
 
 def _hostile_rows(title: str, rows: dict[str, dict[str, Any]]) -> list[str]:
-    lines = [f"  {title:<16}{'n':>5}{'contained':>11}{'refused':>9}{'harmless':>10}{'served':>8}"]
+    lines = [f"  {title:<16}{'n':>5}{'contained':>11}{'refused':>9}{'harmless':>10}"
+             f"{'(generic)':>10}{'served':>8}"]
     for key, f in rows.items():
         lines.append(f"  {key:<16}{f['n']:>5}{f['contained_pct']:>10.1f}%{f['refused_pct']:>8.1f}%"
-                     f"{f['built_harmless_pct']:>9.1f}%{f['served']:>8}")
+                     f"{f['built_harmless_pct']:>9.1f}%{f['harmless_generic']:>10}{f['served']:>8}")
     return lines
 
 
