@@ -7,11 +7,11 @@ workflow patterns. The text is data: it is matched, never executed or rendered.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Protocol
 
+from a4a.generator.text import normalize
 from a4a.runtime import knowledge
 
 NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -49,13 +49,6 @@ class IntentParser(Protocol):
     def parse(self, text: str) -> IntentSpec:
         """Parse `text`."""
         ...
-
-
-def normalize(text: str) -> str:
-    """NFKC, lower case, collapsed whitespace, control characters removed."""
-    text = unicodedata.normalize("NFKC", text)
-    text = "".join(ch if ch.isprintable() or ch in "\n\t" else " " for ch in text)
-    return " ".join(text.lower().split())
 
 
 @cache

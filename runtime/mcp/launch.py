@@ -2,6 +2,11 @@
 
 Generated frameworks name servers by id in the vetted registry (templates/mcp/registry.yaml),
 whose commands are fixed; a command written into the config itself runs only under trust.
+A server runs on the host, so it never trusts the run's workspace, where sandboxed code and
+file tools write: Python runs isolated (`-I`: no user site, no PYTHON* variables, no
+working directory on sys.path), the working directory is a private empty folder of the pool
+(never the workspace), and the environment is fixed (PATH, HOME, LANG) plus what the
+registry or a trusted config sets.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ import importlib.util
 import os
 import re
 import shutil
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,9 +25,11 @@ from a4a.runtime import knowledge
 from a4a.runtime.errors import RunError
 from a4a.runtime.ir.spec import McpServer
 
-# The only variables a server inherits from a4a's own environment: enough to find binaries
-# and write a home-relative cache, never the API keys and tokens a4a itself runs with.
-INHERITED_ENV = ("PATH", "HOME", "LANG")
+# A server's whole environment before what the registry or a trusted config adds: none of
+# a4a's own variables (API keys, PYTHONPATH, LD_PRELOAD), and a PATH of system folders and
+# the interpreter's own, none of which sandboxed code or tools can write.
+FIXED_PATH = os.pathsep.join(dict.fromkeys(
+    [os.path.dirname(os.path.abspath(sys.executable)), "/usr/local/bin", "/usr/bin", "/bin"]))
 ENV_BINARY = shutil.which("env", path=os.defpath) or "/usr/bin/env"
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 DEFAULT_TIMEOUT_S = 60.0
@@ -37,14 +45,14 @@ class LaunchSpec:
     command: str
     args: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
-    cwd: Path = field(default_factory=Path.cwd)
+    cwd: Path | None = None  # the pool's private folder; never the workspace
     timeout_s: float = DEFAULT_TIMEOUT_S
+    repository: Path | None = None  # a workspace the server needs as a git repository
 
     def child_env(self) -> dict[str, str]:
-        """The complete environment of the child: the inherited minimum plus `env`."""
-        base = {k: os.environ[k] for k in INHERITED_ENV if k in os.environ}
-        base.setdefault("LANG", "C.UTF-8")
-        return base | self.env
+        """The complete environment of the child: the fixed minimum plus `env`."""
+        home = str(self.cwd) if self.cwd is not None else "/"
+        return {"PATH": FIXED_PATH, "HOME": home, "LANG": "C.UTF-8"} | self.env
 
     def argv(self) -> list[str]:
         """The process to spawn: the command behind `env -i`.
@@ -60,7 +68,7 @@ def resolve(server: McpServer, *, workspace: Path, trusted: bool) -> LaunchSpec:
 
     Args:
         server: The entry (NexAU `mcp_servers` shape).
-        workspace: The run's workspace: the server's cwd and the value of `{workspace}`.
+        workspace: The run's workspace: the value of `{workspace}` (never the cwd).
         trusted: Whether the config is hand-written and explicitly trusted; only then may
             it carry its own command, arguments or environment.
 
@@ -88,8 +96,11 @@ def resolve(server: McpServer, *, workspace: Path, trusted: bool) -> LaunchSpec:
             raise RunError("mcp.bad_env", f"MCP server {server.name!r}: bad environment "
                            f"variable name {key!r}", "Use names of letters, digits and _.",
                            server=server.name)
+    repository = None
     if server.id is not None:
         command, args, env = _from_registry(server)
+        if knowledge.mcp_registry()[server.id].get("workspace") == "git":
+            repository = workspace
     elif server.command is None:
         raise RunError("mcp.unknown_server", f"MCP server {server.name!r} has neither an id "
                        "nor a command", _registry_hint(), server=server.name)
@@ -99,11 +110,38 @@ def resolve(server: McpServer, *, workspace: Path, trusted: bool) -> LaunchSpec:
         command, args, env = server.command, list(server.args), {}
     env |= server.env
     ws = str(workspace)
+    if command in _PYTHON:
+        args = ["-I", *args]  # our interpreter, isolated from its working directory and env
     return LaunchSpec(
         name=server.name, command=_executable(command, server.name),
         args=tuple(a.replace("{workspace}", ws) for a in args),
-        env={k: v.replace("{workspace}", ws) for k, v in env.items()}, cwd=workspace,
-        timeout_s=server.timeout or DEFAULT_TIMEOUT_S)
+        env={k: v.replace("{workspace}", ws) for k, v in env.items()},
+        timeout_s=server.timeout or DEFAULT_TIMEOUT_S, repository=repository)
+
+
+def init_repository(launch: LaunchSpec) -> None:
+    """Make the workspace a server needs as a git repository one (when it is not yet).
+
+    Git runs with no system or global configuration, from the pool's folder.
+
+    Raises:
+        RunError: mcp.command_not_found without git; mcp.start_failed when `git init` fails.
+    """
+    repo = launch.repository
+    if repo is None or os.path.lexists(repo / ".git"):
+        return
+    git = shutil.which("git", path=FIXED_PATH)
+    if git is None:
+        raise RunError("mcp.command_not_found", f"MCP server {launch.name!r} needs git",
+                       "Install git.", server=launch.name)
+    env = launch.child_env() | {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+    done = subprocess.run([git, "init", "-q", str(repo)], env=env, cwd=launch.cwd or "/",
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=60, check=False)
+    if done.returncode != 0:
+        raise RunError("mcp.start_failed", f"MCP server {launch.name!r}: cannot make the "
+                       f"workspace a git repository: {done.stderr.strip()[:500]}",
+                       "Check that the workspace is a writable folder.", server=launch.name)
 
 
 def _from_registry(server: McpServer) -> tuple[str, list[str], dict[str, str]]:
@@ -128,7 +166,7 @@ def _executable(command: str, name: str) -> str:
         found: str | None = sys.executable
     else:
         # Look it up on the PATH the server will get, so what runs is what was named.
-        found = shutil.which(command, path=LaunchSpec(name, command).child_env().get("PATH"))
+        found = shutil.which(command, path=FIXED_PATH)
     if found is None:
         raise RunError("mcp.command_not_found", f"MCP server {name!r}: command {command!r} "
                        "is not on PATH", "Install it or give its absolute path.", server=name)

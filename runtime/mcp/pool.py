@@ -8,15 +8,17 @@ The `mcp` SDK is imported here, inside functions, so commands that run no server
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
+from pathlib import Path
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any
 
 from a4a import __version__
 from a4a.runtime.errors import RunError, UserError
-from a4a.runtime.mcp.launch import LaunchSpec
+from a4a.runtime.mcp.launch import LaunchSpec, init_repository
 from a4a.runtime.mcp.pinning import verify
 from a4a.runtime.mcp.tools import McpOutcome, McpTool, outcome_of
 
@@ -64,7 +66,12 @@ class McpPool:
                             "Open one pool per run.")
         stack = AsyncExitStack()
         try:
+            # The servers' working directory and HOME: a private empty folder, never the
+            # workspace, so nothing sandboxed code or tools wrote is read as configuration.
+            home = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="a4a-mcp-")))
             for launch in self._launches:
+                launch = dataclasses.replace(launch, cwd=home)
+                init_repository(launch)
                 self._clients[launch.name] = await _start(stack, launch, self._start_timeout_s)
             await self.list_tools()
         except BaseException:

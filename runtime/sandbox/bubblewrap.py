@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from a4a.runtime.errors import RunError
+from a4a.runtime.loader.fsaccess import PROTECTED
 from a4a.runtime.sandbox.base import SandboxLimits, SandboxResult, check_workspace
 from a4a.runtime.sandbox.ownership import Owners, hand_over, take_back
 from a4a.runtime.sandbox.process import BOOTSTRAP, Outcome, rlimit_args, run_limited, to_result
@@ -86,7 +87,7 @@ class BubblewrapSandbox:
 
     def _run(self, tools: _Tools, root: Path, limits: SandboxLimits, code_fd: int) -> Outcome:
         argv = [*self._outer(tools, root, code_fd), *self._drop(tools),
-                *self._inner(tools, limits)]
+                *self._inner(tools, limits, _read_only_parts(root))]
         owners = self._lend(root) if self.as_root else None
         try:
             # bwrap gets an empty environment: its own environment is readable in the sandbox.
@@ -149,16 +150,19 @@ class BubblewrapSandbox:
         return [tools.setpriv, "--reuid", ids, "--regid", ids, "--clear-groups",
                 "--inh-caps=-all", "--bounding-set=-all", "--nnp", "--"]
 
-    def _inner(self, tools: _Tools, limits: SandboxLimits) -> list[str]:
+    def _inner(self, tools: _Tools, limits: SandboxLimits,
+               read_only: tuple[str, ...] = ()) -> list[str]:
         """The remaining namespaces, the read-only remount and the bootstrap."""
         ids = str(self.uid)
         env = [arg for key, value in _ENV.items() for arg in ("--setenv", key, value)]
+        frozen = [arg for name in read_only
+                  for arg in ("--ro-bind", f"{WORKSPACE}/{name}", f"{WORKSPACE}/{name}")]
         return [
             tools.bwrap, "--unshare-user", "--disable-userns", "--unshare-net", "--unshare-ipc",
             "--unshare-uts", "--unshare-cgroup-try", "--uid", ids, "--gid", ids,
             "--die-with-parent", "--new-session", "--clearenv", *env,
             "--ro-bind", "/", "/", "--dev", "/dev", "--remount-ro", "/dev",
-            "--bind", WORKSPACE, WORKSPACE,
+            "--bind", WORKSPACE, WORKSPACE, *frozen,
             "--perms", "1777", "--size", str(limits.memory_mb * _MB), "--tmpfs", "/tmp",
             "--chdir", WORKSPACE,
             "--", self.python, "-I", "-S", "-c", BOOTSTRAP, SCRIPT, *rlimit_args(limits),
@@ -201,6 +205,16 @@ class _Binds:
             self.dirs.add(directory)
         self.args += ["--ro-bind", path, path]
         self.bound.append(path)
+
+
+def _read_only_parts(root: Path) -> tuple[str, ...]:
+    """Entries of the workspace the code may read but not change.
+
+    `.git`: host processes (the git MCP server, git itself) read it as configuration and
+    hooks, so code that could write it could run commands on the host.
+    """
+    return tuple(name for name in sorted(PROTECTED)
+                 if os.path.isdir(root / name) and not os.path.islink(root / name))
 
 
 def _executable(path: str | None) -> bool:

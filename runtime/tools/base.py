@@ -99,20 +99,41 @@ class Tool(Protocol):
 
 @dataclass(frozen=True)
 class FunctionTool:
-    """A tool backed by an async or sync function of (args, ctx)."""
+    """A tool backed by an async or sync function of (args, ctx).
+
+    `requires` is the function's own schema, checked after the one the model sees: a
+    config may show a builtin under a looser schema than the builtin needs.
+    """
 
     schema: ToolSchema
     fn: Callable[[dict[str, Any], ToolContext], Awaitable[ToolOutcome] | ToolOutcome]
     writes: bool = False
+    requires: dict[str, Any] | None = None
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
-        """Validate the arguments against the schema, then run the function."""
-        problem = argument_problem(self.schema.parameters, args)
+        """Validate the arguments against the schemas, then run the function.
+
+        Whatever the function raises becomes a `tool_failed` outcome: a tool never raises.
+        """
+        problem = check_arguments(args, self.schema.parameters, self.requires)
+        if problem:
+            return problem
+        try:
+            out = self.fn(args, ctx)
+            return await out if isinstance(out, Awaitable) else out
+        except Exception as err:  # the tool boundary: a failure is an observation
+            return ToolOutcome(error=ToolError("tool_failed", f"{type(err).__name__}: {err}",
+                                               "Try other arguments or another tool."))
+
+
+def check_arguments(args: Any, *schemas: dict[str, Any] | None) -> ToolOutcome | None:
+    """An `invalid_arguments` outcome for the first schema `args` breaks; None when valid."""
+    for schema in schemas:
+        problem = argument_problem(schema, args) if schema is not None else None
         if problem:
             return ToolOutcome(error=ToolError("invalid_arguments", problem,
                                                "Fix the arguments to match the tool's schema."))
-        out = self.fn(args, ctx)
-        return await out if isinstance(out, Awaitable) else out
+    return None
 
 
 def argument_problem(schema: dict[str, Any], args: Any) -> str | None:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
+from a4a.runtime.errors import A4AError
 from a4a.runtime.llm.base import ToolSchema
+from a4a.runtime.loader import fsaccess
 from a4a.runtime.tools.base import FunctionTool, ToolContext, ToolError, ToolOutcome
 
 _OPS: dict[type, Any] = {
@@ -60,47 +62,47 @@ def calculator(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
     return ToolOutcome({"result": int(value) if value.is_integer() else value})
 
 
-def _inside(ctx: ToolContext, rel: str) -> Path | ToolError:
-    root = ctx.workspace.resolve()
-    path = (root / rel).resolve()
-    if path != root and root not in path.parents:
-        return ToolError("not_allowed", f"{rel!r} is outside the workspace",
-                         "Use a relative path inside the workspace.")
-    return path
+def _file_error(err: A4AError) -> ToolOutcome:
+    code = {"file.missing": "not_found", "file.outside_root": "not_allowed",
+            "file.symlink": "not_allowed"}.get(err.code, err.code)
+    return ToolOutcome(error=ToolError(code, err.message, err.hint))
 
 
 def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
-    """Read a text file of the run's workspace."""
-    path = _inside(ctx, str(args["path"]))
-    if isinstance(path, ToolError):
-        return ToolOutcome(error=path)
-    if not path.is_file():
-        return ToolOutcome(error=ToolError("not_found", f"no file {args['path']!r}",
-                                           "Call list_files to see what exists."))
-    data = path.read_bytes()[:MAX_FILE_BYTES]
+    """Read a text file of the run's workspace (no symlinks followed, size capped)."""
+    try:
+        data = fsaccess.workspace_read(ctx.workspace, str(args["path"]),
+                                       max_bytes=MAX_FILE_BYTES)
+    except A4AError as err:
+        return _file_error(err)
     return ToolOutcome(data.decode("utf-8", errors="replace"))
 
 
 def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
-    """Write a text file inside the run's workspace."""
-    path = _inside(ctx, str(args["path"]))
-    if isinstance(path, ToolError):
-        return ToolOutcome(error=path)
-    text = str(args["content"])
-    if len(text.encode()) > MAX_FILE_BYTES:
+    """Write a text file inside the run's workspace (never through a symlink, never .git)."""
+    rel, data = str(args["path"]), str(args["content"]).encode("utf-8", "surrogatepass")
+    if len(data) > MAX_FILE_BYTES:
         return ToolOutcome(error=ToolError("invalid_arguments", "content too large",
                                            f"Write at most {MAX_FILE_BYTES} bytes."))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return ToolOutcome({"written": str(path.relative_to(ctx.workspace.resolve())),
-                        "bytes": len(text.encode())})
+    try:
+        fsaccess.workspace_write(ctx.workspace, rel, data)
+    except A4AError as err:
+        return _file_error(err)
+    return ToolOutcome({"written": rel.lstrip("./"), "bytes": len(data)})
 
 
 def list_files(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
-    """Files of the workspace, relative paths."""
-    root = ctx.workspace.resolve()
-    files = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
-    return ToolOutcome({"files": files[:500]})
+    """Files of the workspace, relative paths (symlinks are neither listed nor followed)."""
+    root = ctx.workspace
+    files: list[str] = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(folder, d)))
+        files += [os.path.relpath(os.path.join(folder, n), root) for n in names
+                  if os.path.isfile(os.path.join(folder, n))
+                  and not os.path.islink(os.path.join(folder, n))]
+        if len(files) >= 500:
+            break
+    return ToolOutcome({"files": sorted(files)[:500]})
 
 
 def current_time(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:

@@ -13,7 +13,7 @@ from typing import Any
 
 from a4a.runtime.errors import A4AError
 from a4a.runtime.llm.base import ToolSchema
-from a4a.runtime.tools.base import ToolContext, ToolError, ToolOutcome, argument_problem
+from a4a.runtime.tools.base import ToolContext, ToolError, ToolOutcome, check_arguments
 
 PYTHON_SCHEMA = {"type": "object", "required": ["code"], "additionalProperties": False,
                  "properties": {"code": {"type": "string",
@@ -29,9 +29,9 @@ class SandboxTool:
 
     async def call(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         """Run the code; sandbox failures become structured errors, never exceptions."""
-        problem = argument_problem(self.schema.parameters, args)
+        problem = check_arguments(args, self.schema.parameters, PYTHON_SCHEMA)
         if problem:
-            return ToolOutcome(error=ToolError("invalid_arguments", problem, "Pass `code`."))
+            return problem
         from a4a.runtime.sandbox import SandboxLimits, get_sandbox
 
         try:
@@ -41,6 +41,9 @@ class SandboxTool:
                                              workspace=ctx.workspace, limits=SandboxLimits())
         except A4AError as err:
             return ToolOutcome(error=ToolError(err.code, err.message, err.hint))
+        except OSError as err:  # the host could not set the run up (no memory, no fds)
+            return ToolOutcome(error=ToolError("sandbox.failed", f"the sandbox could not run "
+                                               f"the code: {err}", "Try again later."))
         return ToolOutcome({"exit_code": result.exit_code, "stdout": result.stdout,
                             "stderr": result.stderr, "timed_out": result.timed_out,
                             "limit_hit": result.limit_hit, "truncated": result.truncated})

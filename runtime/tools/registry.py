@@ -76,7 +76,8 @@ def bind(tool: ToolSpec, *, trusted: bool = False) -> Tool:
         return WorldTool(schema, pack, op, tool.writes)
     if kind == "builtin" and ref in BUILTINS:
         builtin = BUILTINS[ref]
-        return FunctionTool(schema, builtin.fn, builtin.writes)
+        return FunctionTool(schema, builtin.fn, builtin.writes,
+                            requires=builtin.schema.parameters)
     if kind == "sandbox":
         return SandboxTool(schema)
     if kind == "binding":

@@ -118,11 +118,12 @@ def fake(tmp_path: Path) -> Callable[[str], LaunchSpec]:
 def test_registry_server_resolves_to_the_current_interpreter(tmp_path: Path) -> None:
     time = resolve(McpServer(name="clock", id="time"), workspace=tmp_path, trusted=False)
     assert (time.name, time.command, time.args) == ("clock", sys.executable,
-                                                    ("-m", "mcp_server_time"))
-    assert time.cwd == tmp_path and time.env == {} and time.timeout_s == 60
+                                                    ("-I", "-m", "mcp_server_time"))
+    assert time.cwd is None and time.env == {} and time.timeout_s == 60
     git = resolve(McpServer(name="git", id="git", timeout=5), workspace=tmp_path,
                   trusted=False)
-    assert git.args == ("-m", "mcp_server_git", "--repository", str(tmp_path))
+    assert git.args == ("-I", "-m", "mcp_server_git", "--repository", str(tmp_path))
+    assert git.repository == tmp_path
     assert git.timeout_s == 5
 
 
@@ -273,7 +274,8 @@ def test_fake_server_env_errors_timeouts_and_death(fake: Callable[[str], LaunchS
     me, failed, late, dead, after = run(main)
     info = me.content
     assert set(info["env"]) <= {"PATH", "HOME", "LANG", "FAKE_VARIANT"}
-    assert Path(info["cwd"]) == tmp_path
+    cwd = Path(info["cwd"])  # a private folder of the pool, gone with it
+    assert not cwd.is_relative_to(tmp_path) and not cwd.exists()
     assert not failed.ok and failed.error["code"] == "mcp.tool_error"
     assert "boom" in failed.error["message"]
     assert not late.ok and late.error["code"] == "mcp.timeout"
