@@ -151,13 +151,32 @@ class Persona(_Strict):
     zh: str = Field(description="Chinese persona.")
 
 
+class Sense(_Strict):
+    """A keyword that selects the pack only in one of its senses."""
+
+    term: str = Field(description="One of the pack's keywords (term syntax of generator/text.py).")
+    unless: list[str] = Field(min_length=1, description="Terms that, in the same sentence, "
+                              "mean another sense: the keyword does not count there "
+                              "(stock: unless 'stock market', 'ticker', 'shares').")
+
+
+LANGS = Literal["en", "zh", "ja", "es", "de", "fr", "pt", "ru"]
+
+
 class DomainPack(_Strict):
     """A domain: vocabulary, resources and operations."""
 
     id: str = Field(pattern=IDENT, description="Pack id (code_hosting).")
     title: str = Field(description="Human title.")
     description: str = Field(description="What the domain covers.")
-    keywords: list[str] = Field(description="Request words and phrases that select the pack.")
+    keywords: list[str] = Field(description="English request words and phrases that select "
+                                "the pack (term syntax of generator/text.py; plurals match).")
+    vocabulary: dict[LANGS, list[str]] = Field(
+        default_factory=dict, description="Request words and phrases that select the pack in "
+        "other languages, by language code (same term syntax; Chinese and Japanese terms "
+        "match without word boundaries).")
+    senses: list[Sense] = Field(default_factory=list, description="Keywords with more than "
+                                "one sense, and the context that rules this pack out.")
     resources: list[ResourceSpec] = Field(description="Record kinds.")
     operations: list[OperationSpec] = Field(description="Operations (tools).")
     roles: list[RoleHint] = Field(default_factory=list, description="Domain role names.")
