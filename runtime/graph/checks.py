@@ -14,6 +14,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from a4a.runtime import knowledge
 from a4a.runtime.graph.issues import Issue
 from a4a.runtime.ir.spec import FrameworkSpec, PatternNode, ToolSpec
+from a4a.runtime.tools.nexau import binding_target
 
 RESERVED_PARAMS = frozenset({"agent_state", "global_storage", "ctx"})
 _JINJA = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
@@ -161,8 +162,8 @@ def check_prompts(spec: FrameworkSpec) -> Iterator[Issue]:
     """Jinja prompts render with StrictUndefined on the variables the runtime provides."""
     context = {v: f"<{v}>" for v in knowledge.PROMPT_VARIABLES}
     for i, a in enumerate(spec.agents):
-        if a.system_prompt_type != "jinja":
-            continue
+        if a.system_prompt_type != "jinja" or a.nexau is not None:
+            continue  # NexAU prompts render leniently (its loader checks their syntax)
         try:
             _JINJA.from_string(a.system_prompt).render(context)
         except jinja2.TemplateError as err:
@@ -211,7 +212,7 @@ def check_trust(spec: FrameworkSpec) -> Iterator[Issue]:
     for i, a in enumerate(spec.agents):
         for j, t in enumerate(a.tools):
             binding = getattr(t, "binding", None)
-            if binding and (generated or binding not in knowledge.NEXAU_BINDINGS):
+            if binding and (generated or binding_target(binding) is None):
                 yield Issue("binding.untrusted", f"agents[{i}].tools[{j}].binding",
                             f"import-path binding {binding!r} is not allowlisted",
                             "Use a registered implementation, or run with --trust for a "
