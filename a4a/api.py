@@ -140,7 +140,7 @@ def load(path: str | Path, *, trusted: bool = False) -> FrameworkSpec:
     if not p.exists():
         raise UserError("path.missing", f"{p} does not exist", "Check the path.")
     data = load_yaml_file(p)
-    if is_projection(data):
+    if is_projection(data, p):
         return load_projection(p)
     if is_agent_config(data):
         return load_agent_config(p, trusted=trusted)
@@ -154,7 +154,7 @@ def validate(path: str | Path) -> ValidationReport:
     if kind == "agent" and p.is_file():
         try:
             data = load_yaml_file(p)
-            nexau = is_agent_config(data) and not is_projection(data)
+            nexau = is_agent_config(data) and not is_projection(data, p)
         except SpecError:
             nexau = False
         if nexau:  # every file it references, each issue naming its file

@@ -29,9 +29,17 @@ from a4a.runtime.loader.yamlio import MAX_BYTES, load_yaml_text
 MAX_AGENTS = 64
 
 
-def is_projection(data: Any) -> bool:
-    """Whether parsed YAML is an a4a agent projection (it carries a4a's `role`)."""
-    return isinstance(data, dict) and "role" in data and "agents" not in data
+def is_projection(data: Any, path: Path) -> bool:
+    """Whether parsed YAML is an a4a agent projection rather than a NexAU config.
+
+    It is when it carries a4a's `role`, or is an agent file of a framework directory
+    (agents/<name>.yaml beside framework.yaml).
+    """
+    if not isinstance(data, dict) or "agents" in data:
+        return False
+    folder = path.resolve().parent
+    return "role" in data or (folder.name == "agents"
+                              and (folder.parent / "framework.yaml").is_file())
 
 
 def _read(path: Path, root: Path) -> Any:

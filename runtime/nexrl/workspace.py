@@ -33,23 +33,22 @@ EVALUATOR = '''"""Reward of a rollout: the a4a environment checker of the task (
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 try:
-    from nexrl.rollout_worker import EvaluationRunResult, Evaluator, NexAUEvaluationTarget
+    from nexrl.rollout_worker import EvaluationRunResult, Evaluator
 except ImportError:  # outside NexRL: the same shapes, so the logic can be checked anywhere
-    @dataclass
     class EvaluationRunResult:  # type: ignore[no-redef]
-        reward: float = 0.0
-        ground_truth: str = ""
-        metrics: dict[str, float] = field(default_factory=dict)
-        extra_info: dict[str, Any] = field(default_factory=dict)
+        def __init__(self, reward: float = 0.0, ground_truth: str = "",
+                     metrics: dict[str, float] | None = None,
+                     extra_info: dict[str, Any] | None = None) -> None:
+            self.reward = reward
+            self.ground_truth = ground_truth
+            self.metrics = metrics or {{}}
+            self.extra_info = extra_info or {{}}
 
     class Evaluator:  # type: ignore[no-redef]
         pass
-
-    NexAUEvaluationTarget = Any  # type: ignore[misc]
 
 from a4a.runtime.nexrl.reward import score_observation
 

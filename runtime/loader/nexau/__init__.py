@@ -57,7 +57,7 @@ def load_agent_config(path: Path, *, trusted: bool = False) -> FrameworkSpec:
 def inspect_agent_config(path: Path, *, trusted: bool = False
                          ) -> tuple[FrameworkSpec | None, list[Issue]]:
     """The framework (None when it cannot be built) and every issue, warnings included."""
-    entry = Path(path)
+    entry = Path(path).absolute()
     root = entry.resolve().parent
     report = Report(root)
     access = Access(root, trusted)
