@@ -14,7 +14,6 @@ from jinja2.sandbox import SandboxedEnvironment
 from a4a.runtime import knowledge
 from a4a.runtime.graph.issues import Issue
 from a4a.runtime.ir.spec import FrameworkSpec, PatternNode, ToolSpec
-from a4a.runtime.tools.nexau import binding_target
 
 RESERVED_PARAMS = frozenset({"agent_state", "global_storage", "ctx"})
 _JINJA = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
@@ -202,6 +201,8 @@ def check_patterns(spec: FrameworkSpec) -> Iterator[Issue]:
 
 def check_trust(spec: FrameworkSpec) -> Iterator[Issue]:
     """Generated frameworks carry no import bindings and only vetted MCP servers."""
+    from a4a.runtime.tools.nexau import binding_target  # the tools' table, read on demand
+
     generated = spec.provenance is not None and spec.provenance.builder != "hand"
     registry = knowledge.mcp_registry()
     for i, tool in enumerate(spec.tools):

@@ -386,3 +386,13 @@ def test_configs_are_detected_by_their_fields() -> None:
     assert is_agent_config({"system_prompt": "x"})
     assert not is_agent_config({"type": "tool", "name": "x", "description": "d"})
     assert not is_agent_config({"apiVersion": "a4a/v1", "agents": []})
+
+
+def test_values_a4a_cannot_hold_are_errors_not_crashes(tmp_path: Path) -> None:
+    path = write(tmp_path, {"a.yaml": (
+        "type: agent\nname: my agent!\nsystem_prompt: P.\nllm_config: {temperature: 9}\n"
+        "max_iterations: 2000000\nmcp_servers:\n  - name: bad name\n    type: http\n"
+        "    url: http://127.0.0.1:1/mcp\n")})
+    spec, issues = inspect_agent_config(path)
+    assert spec is None and {i.severity for i in issues} == {"error"}
+    assert {i.file for i in issues} == {"a.yaml"}

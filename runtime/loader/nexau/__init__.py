@@ -11,15 +11,17 @@ tree); the step limit is derived from the agents' max_iterations. Issues name th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import networkx as nx
+from pydantic import ValidationError
 
 from a4a.runtime.errors import SpecError
 from a4a.runtime.graph.convert import delegate_graph
 from a4a.runtime.graph.flow import step_bound
-from a4a.runtime.graph.issues import Issue
+from a4a.runtime.graph.issues import Issue, from_pydantic
 from a4a.runtime.ir.spec import (
     AgentSpec,
     EdgeSpec,
@@ -112,15 +114,27 @@ def _load(child: Child, access: Access, report: Report, taken: set[str], root_ag
     config = check_schema(raw.data, child.file, report) if raw is not None else None
     if raw is None or config is None:
         return None
-    name = _unique(child.visible or config.name or "configured_agent", taken)
-    loaded = build_agent(name, config, child.file, access, report, fragments=raw.fragments,
-                         plugin_scopes=raw.plugin_scopes, ancestors=child.ancestors)
+    name = _unique(_safe_name(child.visible or config.name or "configured_agent"), taken)
+    try:
+        loaded = build_agent(name, config, child.file, access, report,
+                             fragments=raw.fragments, plugin_scopes=raw.plugin_scopes,
+                             ancestors=child.ancestors)
+    except ValidationError as err:  # a value NexAU takes that a4a's IR cannot hold
+        for issue in from_pydantic(err):
+            report.error(child.file, issue.path, issue.code, issue.message, issue.hint)
+        return None
     names = [c.visible for c in loaded.children]
     for i, visible in enumerate(names):
         if visible in names[:i]:
             report.error(child.file, f"sub_agents[{i}].name", "nexau.sub_agent_duplicate",
                          f"two sub-agents are named {visible!r}", "Rename one.")
     return loaded.agent, loaded.tools, loaded.children
+
+
+def _safe_name(name: str) -> str:
+    """`name` as an a4a name (letters, digits, _ and -; 64 at most)."""
+    cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64] or "configured_agent"
+    return cleaned if re.match(r"[A-Za-z_]", cleaned) else f"_{cleaned}"[:64]
 
 
 def _unique(name: str, taken: set[str]) -> str:
