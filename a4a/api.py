@@ -17,7 +17,8 @@ from a4a.runtime.graph.issues import Issue, errors
 from a4a.runtime.graph.validate import validate as validate_spec
 from a4a.runtime.ir.spec import FrameworkSpec
 from a4a.runtime.loader.files import LOCK, drift_issues, load_spec, replace_text, write_files
-from a4a.runtime.loader.nexau import load_agent_config
+from a4a.runtime.loader.nexau import inspect_agent_config, is_agent_config, load_agent_config
+from a4a.runtime.loader.projection import is_projection, load_projection
 from a4a.runtime.loader.yamlio import dump_yaml, load_yaml_file
 
 
@@ -124,8 +125,12 @@ def _check_out_dir(path: Path) -> None:
                         "Pass --out with a new directory; a4a only overwrites its own output.")
 
 
-def load(path: str | Path) -> FrameworkSpec:
-    """Load a framework directory, framework.yaml, or a NexAU-style agent YAML."""
+def load(path: str | Path, *, trusted: bool = False) -> FrameworkSpec:
+    """Load a framework directory, framework.yaml, or a NexAU agent YAML.
+
+    A NexAU config reads only files inside its folder, and imports nothing, unless
+    `trusted` (then its own import-path bindings and MCP commands are kept).
+    """
     p = Path(path)
     if p.is_dir():
         if not (p / "framework.yaml").exists():
@@ -135,9 +140,10 @@ def load(path: str | Path) -> FrameworkSpec:
     if not p.exists():
         raise UserError("path.missing", f"{p} does not exist", "Check the path.")
     data = load_yaml_file(p)
-    if isinstance(data, dict) and "agents" not in data and (
-            data.get("type") == "agent" or "system_prompt" in data):
-        return load_agent_config(p)
+    if is_projection(data, p):
+        return load_projection(p)
+    if is_agent_config(data):
+        return load_agent_config(p, trusted=trusted)
     return load_spec(p)
 
 
@@ -145,6 +151,15 @@ def validate(path: str | Path) -> ValidationReport:
     """Validate a framework directory or agent config; never raises for invalid content."""
     p = Path(path)
     kind = "framework" if p.is_dir() or p.name == "framework.yaml" else "agent"
+    if kind == "agent" and p.is_file():
+        try:
+            data = load_yaml_file(p)
+            nexau = is_agent_config(data) and not is_projection(data, p)
+        except SpecError:
+            nexau = False
+        if nexau:  # every file it references, each issue naming its file
+            spec, found = inspect_agent_config(p)
+            return ValidationReport(p, kind, spec, found + (validate_spec(spec) if spec else []))
     try:
         spec = load(p)
     except SpecError as err:
@@ -157,6 +172,18 @@ def validate(path: str | Path) -> ValidationReport:
     if p.is_dir():
         issues += drift_issues(p, spec)
     return ValidationReport(p, kind, spec, issues)
+
+
+def nexau_retry(spec: FrameworkSpec) -> Any:
+    """The retry policy a NexAU config asks for (retry_attempts, backoff cap), else a4a's."""
+    from a4a.runtime.llm.retry import RetryPolicy
+
+    entry = spec.agent(spec.entry)
+    settings = entry.nexau if entry is not None else None
+    if settings is None or settings.retry_attempts is None:
+        return RetryPolicy()
+    return RetryPolicy(max_attempts=max(settings.retry_attempts, 1), base_delay_s=1.0,
+                       max_delay_s=settings.retry_backoff_max_s or 30.0)
 
 
 def tasks(path: str | Path, n: int, seed: int = 0) -> list[Any]:
@@ -194,12 +221,14 @@ def find_task(path: str | Path, task_id: str) -> dict[str, Any]:
 def run(path: str | Path, task: str, llm: str = "local", *, out: str | Path | None = None,
         seed: int = 0, task_id: str = "adhoc", base_url: str | None = None,
         trusted: bool = False, network: bool = False, max_steps: int | None = None,
-        attempt: int = 0) -> Any:
+        attempt: int = 0, context: dict[str, Any] | None = None) -> Any:
     """Run a framework directory or agent YAML on `task`; returns the RunRecord.
 
-    `llm` is a backend spec (`openai:<model>`, `local`, `scripted:<file>`, `fake:schema`).
-    The record is appended to `out` (JSONL, fsynced) when given. A failed run is a record
-    with a non-completed status, not an exception; unusable arguments raise UserError.
+    `llm` is a backend spec (`openai:<model>`, `config` for a NexAU config's own model,
+    `local`, `scripted:<file>`, `fake:schema`). `context` fills the template variables of
+    NexAU prompts. The record is appended to `out` (JSONL, fsynced) when given. A failed
+    run is a record with a non-completed status, not an exception; unusable arguments
+    raise UserError.
     """
     import asyncio
 
@@ -207,7 +236,7 @@ def run(path: str | Path, task: str, llm: str = "local", *, out: str | Path | No
     from a4a.runtime.engine.trace import append
     from a4a.runtime.llm.resolve import resolve_llm
 
-    spec = load(path)
+    spec = load(path, trusted=trusted)
     lock_path = Path(path) / LOCK if Path(path).is_dir() else None
     lock = (load_yaml_file(lock_path) or {}) if lock_path and lock_path.exists() else {}
     gold = find_task(path, task_id) if task_id != "adhoc" else None
@@ -218,11 +247,14 @@ def run(path: str | Path, task: str, llm: str = "local", *, out: str | Path | No
 
         backend: Any = OracleLLM(spec, gold["plan"], gold["checker"]["answer"])
     else:
-        backend = resolve_llm(llm, base_url=base_url)
+        entry = spec.agent(spec.entry)
+        config = entry.llm_config if entry is not None and entry.nexau is not None else None
+        backend = resolve_llm(llm, base_url=base_url, config=config)
     options = RunOptions(task_id=task_id, seed=seed, policy=llm,
                          framework_id=str(lock.get("framework_id", "")), trusted=trusted,
                          network=network, max_steps=max_steps,
-                         mcp_pins=lock.get("mcp") or None, attempt=attempt)
+                         mcp_pins=lock.get("mcp") or None, attempt=attempt,
+                         context=dict(context or {}), retry=nexau_retry(spec))
     record = asyncio.run(run_framework(spec, task, backend, options))
     if gold is not None:
         import dataclasses

@@ -183,16 +183,19 @@ def run(
     path: Annotated[Path, typer.Argument(help="Framework directory or agent YAML.")],
     task: Annotated[str | None, typer.Argument(help="The task for the framework (omit with "
                                                "--task).")] = None,
-    llm: Annotated[str, typer.Option(help="Model: openai:<model>, local, scripted:<file>, "
-                                     "fake:schema.")] = "local",
+    llm: Annotated[str, typer.Option(help="Model: openai:<model>, config (a NexAU config's "
+                                     "own), local, scripted:<file>, fake:schema.")] = "local",
     out: Annotated[Path | None, typer.Option(help="Append the trajectory to this JSONL "
                                              "file (default: runs/<framework>.jsonl).")] = None,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL.")] = None,
     seed: Annotated[int, typer.Option(help="World and sampling seed.")] = 0,
     max_steps: Annotated[int | None, typer.Option(help="Cap the run's model calls below the "
                                                   "framework's limit.")] = None,
-    trust: Annotated[bool, typer.Option(help="Honour import-path bindings of a hand-written "
-                                        "config you trust.")] = False,
+    trust: Annotated[bool, typer.Option(help="Honour import-path bindings, MCP commands and "
+                                        "files outside the folder of a hand-written config "
+                                        "you trust.")] = False,
+    network: Annotated[bool, typer.Option(help="Let web tools and remote MCP servers reach "
+                                          "the network.")] = False,
     task_id: Annotated[str | None, typer.Option("--task", help="Run a generated task "
                                                 "(environment/tasks.jsonl) and score it; "
                                                 "TASK is then ignored.")] = None,
@@ -208,10 +211,10 @@ def run(
 
         if task is None and task_id is None:
             raise UserError("run.no_task", "no task given", 'Pass "TASK" or --task ID.')
-        target = out or Path("runs") / f"{api.load(path).name}.jsonl"
+        target = out or Path("runs") / f"{api.load(path, trusted=trust).name}.jsonl"
         records = [api.run(path, task or "", llm, out=target, seed=seed, base_url=base_url,
-                           trusted=trust, max_steps=max_steps, task_id=task_id or "adhoc",
-                           attempt=i) for i in range(repeat)]
+                           trusted=trust, network=network, max_steps=max_steps,
+                           task_id=task_id or "adhoc", attempt=i) for i in range(repeat)]
         record = records[-1]
         summary = {"run_id": record.run_id, "status": record.status,
                    "final_answer": record.final_answer, "trajectory": str(target),
@@ -290,6 +293,30 @@ def trace_show(
 
         for record in records:
             print_transcript(record)
+        return 0
+
+    _guard(as_json, go)
+
+
+@trace_app.command("export")
+def trace_export(
+    file: Annotated[Path, typer.Argument(help="Trajectory JSONL file.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The JSON file to write.")],
+    fmt: Annotated[str, typer.Option("--format", help="nexrl: the in-memory tracer's span "
+                                     "trees NexRL's rollout worker reads.")] = "nexrl",
+    run_id: Annotated[str | None, typer.Option("--run", help="Only this run id.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write the runs of a trajectory file as NexRL span trees (one list of roots per run)."""
+
+    def go() -> int:
+        from a4a.runtime.nexrl.spans import export_file
+
+        written = export_file(file, out, fmt=fmt, run_id=run_id)
+        if as_json:
+            _emit_json({"path": str(out), "runs": written})
+        else:
+            sys.stdout.write(f"wrote {written} run(s) of span trees to {out}\n")
         return 0
 
     _guard(as_json, go)

@@ -11,8 +11,13 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
 def export(
-    runs: Annotated[Path, typer.Argument(help="Trajectory JSONL written by `a4a run`.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="The JSONL file to write.")],
+    runs: Annotated[Path, typer.Argument(help="Trajectory JSONL written by `a4a run` (with "
+                                         "--nexrl: a framework directory).")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="The JSONL file to write.")
+                   ] = None,
+    nexrl: Annotated[Path | None, typer.Option(
+        "--nexrl", help="Write a NexRL recipe and agent_workspace for the framework here.")
+    ] = None,
     fmt: Annotated[str, typer.Option(
         "--format", help="function_calling, react, trajectory or multi_agent.")
     ] = "function_calling",
@@ -29,10 +34,29 @@ def export(
         "--min-reward", help="Keep runs whose composite reward is at least this.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Write training samples (messages and tools, one tool-call style) from trajectories."""
+    """Write training samples (messages and tools, one tool-call style) from trajectories.
+
+    With --nexrl, write a NexRL recipe for a framework directory instead: a NexAU
+    agent_workspace (agent_config.yaml, tools/, an evaluator.py whose reward is the
+    environment's checker) and the tasks as its data.
+    """
     from a4a.cli import _emit_json, _guard
 
     def run() -> int:
+        if nexrl is not None:
+            from a4a.runtime.nexrl.workspace import write_workspace
+
+            written = write_workspace(runs, nexrl)
+            if as_json:
+                _emit_json(written.to_dict())
+            else:
+                typer.echo(f"wrote a NexRL recipe ({written.tools} tools, {written.tasks} "
+                           f"tasks) to {nexrl}")
+            return 0
+        if out is None:
+            from a4a.runtime.errors import UserError
+
+            raise UserError("export.no_out", "no output file given", "Pass --out FILE.")
         from a4a.training.export import export_runs
 
         statuses = None if any_status else tuple(status or ("completed",))

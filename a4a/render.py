@@ -88,7 +88,8 @@ def print_issues(issues: list[Issue]) -> None:
         t.add_column(col, overflow="fold")
     for i in issues:
         style = "red" if i.severity == "error" else "yellow"
-        t.add_row(f"[{style}]{i.severity}[/]", i.code, escape(i.path), escape(i.message),
+        where = f"{i.file}: {i.path}" if i.file else i.path
+        t.add_row(f"[{style}]{i.severity}[/]", i.code, escape(where), escape(i.message),
                   escape(i.hint))
     console().print(t)
 

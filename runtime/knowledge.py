@@ -23,14 +23,6 @@ BUILTIN_TOOLS: frozenset[str] = frozenset(
 )
 # Builtins that reach the network: off at run time unless enabled; never generated.
 NETWORK_BUILTINS: frozenset[str] = frozenset({"web_search", "web_read", "http_get"})
-# NexAU builtin bindings honoured without a trust flag, mapped to a4a builtins.
-NEXAU_BINDINGS: dict[str, str] = {
-    "nexau.archs.tool.builtin.web_tool:web_search": "web_search",
-    "nexau.archs.tool.builtin.web_tool:web_read": "web_read",
-    "nexau.archs.tool.builtin.file_tools:read_file": "read_file",
-    "nexau.archs.tool.builtin.file_tools:write_file": "write_file",
-    "nexau.archs.tool.builtin.file_tools:list_files": "list_files",
-}
 # Variables a jinja system prompt may use; the runtime provides them.
 PROMPT_VARIABLES: frozenset[str] = frozenset(
     {"date", "task", "agent_name", "framework_name", "tools", "sub_agents"}
@@ -102,11 +94,19 @@ def mcp_registry() -> dict[str, dict[str, Any]]:
     return {s["id"]: s for s in _read("mcp/registry.yaml")["servers"]}
 
 
+@cache
+def nexau_builtins() -> dict[str, dict[str, Any]]:
+    """NexAU's builtin tools as a4a implements them, by key (templates/nexau/builtins.yaml)."""
+    rows: dict[str, dict[str, Any]] = _read("nexau/builtins.yaml")["builtins"]
+    return rows
+
+
 def resolves(implementation: str) -> bool:
     """Whether an implementation reference names something registered."""
     kind, _, ref = implementation.partition(":")
     if kind == "builtin":
-        return ref in BUILTIN_TOOLS
+        return ref in BUILTIN_TOOLS or (ref.startswith("nexau_") and any(
+            ref == f"nexau_{r.get('implementation') or k}" for k, r in nexau_builtins().items()))
     if kind == "sandbox":
         return ref == "python"
     if kind == "binding":

@@ -47,6 +47,8 @@ class RunOptions:
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # backoff waits (tests: no-op)
     sandbox: Any = None  # a Sandbox to use instead of the default (tests pass a fake)
     mcp_pins: dict[str, Any] | None = None  # a4a.lock `mcp:`; a changed schema aborts
+    context: dict[str, Any] = field(default_factory=dict)  # template values of the prompts
+    allow_private_network: bool = False  # web tools may reach loopback/private hosts (tests)
 
 
 async def run_framework(spec: FrameworkSpec, task: str, llm: LLM,
@@ -60,9 +62,10 @@ async def run_framework(spec: FrameworkSpec, task: str, llm: LLM,
     world = world_for(spec, opts.seed)
     before = world.snapshot() if world else {}
     status, answer, error = RunStatus.COMPLETED, "", None
-    ctx = ToolContext(rid, spec.entry, opts.workspace, {}, opts.network,
+    ctx = ToolContext(rid, spec.entry, opts.workspace, _global_storage(spec), opts.network,
                       {"world": world, "clock": opts.clock, "human": opts.human,
-                       "sandbox": opts.sandbox, "allow_unsafe": opts.allow_unsafe})
+                       "sandbox": opts.sandbox, "allow_unsafe": opts.allow_unsafe,
+                       "web_allow_private": opts.allow_private_network})
     pins: dict[str, Any] = {}
     if opts.structured_tools is None:
         opts = replace(opts, structured_tools=bool(getattr(llm, "structured_tools", True)))
@@ -71,7 +74,8 @@ async def run_framework(spec: FrameworkSpec, task: str, llm: LLM,
     try:
         rt = _context(spec, task, model, opts, recorder, ctx)
         rt.budget.start()
-        async with mcp_tools(spec, ctx, trusted=opts.trusted, pinned=opts.mcp_pins) as (
+        async with mcp_tools(spec, ctx, trusted=opts.trusted, pinned=opts.mcp_pins,
+                             skipped=lambda event: recorder.add("mcp_skipped", **event)) as (
                 remote, pins):
             rt.tools.update(remote)
             rt.mcp_servers = agent_servers(spec) if remote else {}
@@ -112,7 +116,17 @@ def _context(spec: FrameworkSpec, task: str, llm: LLM, opts: RunOptions, recorde
     steps = min(lim.max_steps, opts.max_steps or lim.max_steps)
     budget = Budget(steps, lim.max_tokens, lim.timeout_s, lim.max_depth, opts.clock)
     return RunContext(spec, llm, bind_all(spec, trusted=opts.trusted), recorder, budget, ctx,
-                      task, structured_tools=opts.structured_tools is not False)
+                      task, structured_tools=opts.structured_tools is not False,
+                      prompt_context=dict(opts.context))
+
+
+def _global_storage(spec: FrameworkSpec) -> dict[str, Any]:
+    """The run's shared storage, seeded from the agents' NexAU `global_storage` (entry first)."""
+    storage: dict[str, Any] = {}
+    for agent in reversed(spec.agents):
+        if agent.nexau is not None:
+            storage.update(agent.nexau.global_storage)
+    return storage
 
 
 _CHECKED: dict[int, tuple[FrameworkSpec, list[Issue]]] = {}

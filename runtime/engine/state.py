@@ -8,7 +8,7 @@ from typing import Any
 
 from a4a.runtime.engine.trace import Clock, Recorder
 from a4a.runtime.ir.spec import FrameworkSpec
-from a4a.runtime.llm.base import LLM
+from a4a.runtime.llm.base import LLM, Message
 from a4a.runtime.tools.base import Tool, ToolContext
 
 
@@ -88,3 +88,6 @@ class RunContext:
     exhausted: bool = False  # the agent whose output ended the run hit its step cap
     mcp_servers: dict[str, set[str]] = field(default_factory=dict)  # agent -> its servers
     structured_tools: bool = True  # False: the backend cannot take tools (use a text mode)
+    prompt_context: dict[str, Any] = field(default_factory=dict)  # the run's template values
+    finished: dict[str, tuple[str, list[Message]]] = field(default_factory=dict)  # resumable
+    locks: dict[str, Any] = field(default_factory=dict)  # tools that run one call at a time

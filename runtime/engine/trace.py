@@ -97,8 +97,12 @@ class Recorder:
         return event
 
     def llm(self, agent: str, span: str, parent: str | None, sent: tuple[Message, ...],
-            resp: LLMResponse) -> None:
-        """Record one model call."""
+            resp: LLMResponse, tools: tuple[str, ...] = ()) -> None:
+        """Record one model call.
+
+        `tools` are the names of the tools offered; their schemas are in the span's
+        agent_start event.
+        """
         self.counts["llm_calls"] += 1
         self.counts["prompt_tokens"] += resp.usage.prompt_tokens
         self.counts["completion_tokens"] += resp.usage.completion_tokens
@@ -107,11 +111,13 @@ class Recorder:
             extra["token_ids"] = list(resp.token_ids)
         if resp.logprobs is not None:
             extra["logprobs"] = list(resp.logprobs)
+        if resp.prompt_token_ids is not None:
+            extra["prompt_token_ids"] = list(resp.prompt_token_ids)
         # Usage holds flat ints: a shallow copy equals asdict without its per-call deep copy.
         self.add("llm_call", agent=agent, span=span, parent=parent,
                  messages=[message_dict(m) for m in sent],
                  response=message_dict(resp.message), finish_reason=resp.finish_reason,
-                 usage=dict(vars(resp.usage)), **extra)
+                 usage=dict(vars(resp.usage)), tools=list(tools), model=resp.model, **extra)
 
 
 @dataclass(frozen=True)

@@ -161,8 +161,8 @@ def check_prompts(spec: FrameworkSpec) -> Iterator[Issue]:
     """Jinja prompts render with StrictUndefined on the variables the runtime provides."""
     context = {v: f"<{v}>" for v in knowledge.PROMPT_VARIABLES}
     for i, a in enumerate(spec.agents):
-        if a.system_prompt_type != "jinja":
-            continue
+        if a.system_prompt_type != "jinja" or a.nexau is not None:
+            continue  # NexAU prompts render leniently (its loader checks their syntax)
         try:
             _JINJA.from_string(a.system_prompt).render(context)
         except jinja2.TemplateError as err:
@@ -201,6 +201,8 @@ def check_patterns(spec: FrameworkSpec) -> Iterator[Issue]:
 
 def check_trust(spec: FrameworkSpec) -> Iterator[Issue]:
     """Generated frameworks carry no import bindings and only vetted MCP servers."""
+    from a4a.runtime.tools.nexau import binding_target  # the tools' table, read on demand
+
     generated = spec.provenance is not None and spec.provenance.builder != "hand"
     registry = knowledge.mcp_registry()
     for i, tool in enumerate(spec.tools):
@@ -211,7 +213,7 @@ def check_trust(spec: FrameworkSpec) -> Iterator[Issue]:
     for i, a in enumerate(spec.agents):
         for j, t in enumerate(a.tools):
             binding = getattr(t, "binding", None)
-            if binding and (generated or binding not in knowledge.NEXAU_BINDINGS):
+            if binding and (generated or binding_target(binding) is None):
                 yield Issue("binding.untrusted", f"agents[{i}].tools[{j}].binding",
                             f"import-path binding {binding!r} is not allowlisted",
                             "Use a registered implementation, or run with --trust for a "

@@ -15,13 +15,18 @@ class Issue:
     message: str
     hint: str
     severity: Literal["error", "warning"] = "error"
+    file: str | None = None  # the file the issue is in, when a config spans several
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON shape."""
-        return asdict(self)
+        """JSON shape (`file` only when known)."""
+        out = asdict(self)
+        if self.file is None:
+            del out["file"]
+        return out
 
     def __str__(self) -> str:
-        return f"{self.severity} {self.code} at {self.path or '<root>'}: {self.message}"
+        where = f"{self.file}: " if self.file else ""
+        return f"{self.severity} {self.code} at {where}{self.path or '<root>'}: {self.message}"
 
 
 def errors(issues: list[Issue]) -> list[Issue]:

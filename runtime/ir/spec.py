@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from a4a.runtime.ir.base import Strict
+from a4a.runtime.ir.nexau import NexauSettings
 
 API_VERSION = "a4a/v1"
 NAME = r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$"
@@ -20,12 +23,6 @@ IMPLEMENTATION = (
 EdgeKind = Literal["delegate", "handoff", "sequence", "route", "parallel", "loop"]
 EDGE_KINDS: tuple[str, ...] = ("delegate", "handoff", "sequence", "route", "parallel", "loop")
 CONTROL_KINDS = frozenset(EDGE_KINDS) - {"delegate"}
-
-
-class Strict(BaseModel):
-    """Base: unknown keys are errors; instances are immutable."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class ToolSpec(Strict):
@@ -70,11 +67,13 @@ class McpServer(Strict):
     """An MCP server an agent uses (NexAU `mcp_servers:` shape)."""
 
     name: str = Field(pattern=NAME, description="Server name; its tools become name__tool.")
-    type: Literal["stdio", "http", "sse"] = Field(default="stdio", description="Transport.")
+    type: Literal["stdio", "http", "streamable-http", "sse"] = Field(
+        default="stdio", description="Transport (http is streamable HTTP).")
     id: str | None = Field(default=None, description="Id in the vetted registry (generated).")
     command: str | None = Field(default=None, description="stdio: executable to launch.")
     args: list[str] = Field(default_factory=list, description="stdio: arguments.")
     url: str | None = Field(default=None, description="http/sse: endpoint.")
+    headers: dict[str, str] = Field(default_factory=dict, description="http/sse: headers.")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment.")
     timeout: float | None = Field(default=None, description="Per-call timeout in seconds.")
 
@@ -112,9 +111,12 @@ class AgentSpec(Strict):
     )
     skills: list[str] = Field(default_factory=list, description="Skill names or folders.")
     stop_tools: list[str] = Field(default_factory=list, description="Tools that end its run.")
-    max_iterations: int = Field(default=20, ge=1, le=1000, description="Loop step cap.")
+    max_iterations: int = Field(default=20, ge=1, le=1_000_000, description="Loop step cap.")
     max_context_tokens: int = Field(default=32000, ge=256, description="Context budget.")
     mcp_servers: list[McpServer] = Field(default_factory=list, description="MCP servers.")
+    nexau: NexauSettings | None = Field(
+        default=None, description="NexAU behaviour the runtime honours; only agents loaded "
+        "from NexAU YAML carry it.")
 
     def tool_names(self) -> list[str]:
         """Names of the tools this agent may call."""

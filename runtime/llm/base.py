@@ -9,6 +9,7 @@ back as ordinary responses and the agent loop turns them into observations.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -69,6 +70,8 @@ class LLMRequest:
     stop: tuple[str, ...] = ()
     seed: int | None = None
     agent: str = ""  # which agent is calling (for fakes, logs and trajectories)
+    # Further wire parameters from the agent's llm_config (top_p, logprobs, extra_body, ...).
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,7 @@ class LLMResponse:
     model: str = ""
     token_ids: tuple[int, ...] | None = None
     logprobs: tuple[float, ...] | None = None
+    prompt_token_ids: tuple[int, ...] | None = None  # when the server returns them
 
 
 class LLM(Protocol):

@@ -102,37 +102,50 @@ class FunctionLLM:
 
 
 class SchemaLLM:
-    """Calls each offered tool once with arguments filled from its schema, then answers.
+    """Calls every offered tool once, all in one turn, then answers.
 
-    Like a test model that exercises every tool: useful to smoke-test tool plumbing.
+    Arguments are filled from each tool's schema. Like a test model that exercises every
+    tool: useful to smoke-test tool plumbing.
     """
 
     name = "schema"
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
-        """Next uncalled tool, or a final answer listing what was called."""
+        """One turn calling each uncalled tool (in parallel), or a final answer."""
         called = {c.name for m in request.messages for c in m.tool_calls}
-        for tool in request.tools:
-            if tool.name not in called:
-                call = ToolCall(f"call_{len(called)}", tool.name, fill(tool))
-                return LLMResponse(Message("assistant", "", (call,)), Usage(), "tool_calls",
-                                   self.name)
+        calls = tuple(ToolCall(f"call_{i}", tool.name, fill(tool))
+                      for i, tool in enumerate(t for t in request.tools if t.name not in called))
+        if calls:
+            return LLMResponse(Message("assistant", "", calls), Usage(), "tool_calls", self.name)
         text = "done: " + ", ".join(sorted(called)) if called else "done"
         return LLMResponse(Message("assistant", text), Usage(), "stop", self.name)
 
 
+_DEFAULTS: dict[str, Any] = {"integer": 1, "number": 1.0, "boolean": True, "string": "x"}
+
+
 def fill(tool: ToolSchema) -> dict[str, Any]:
     """Arguments that satisfy a tool's schema: required properties with typed defaults."""
-    props = tool.parameters.get("properties") or {}
-    out: dict[str, Any] = {}
-    for name in tool.parameters.get("required") or []:
-        prop = props.get(name) or {}
-        if prop.get("enum"):
-            out[name] = prop["enum"][0]
-        else:
-            out[name] = {"integer": 1, "number": 1.0, "boolean": True, "array": [],
-                         "object": {}}.get(str(prop.get("type")), "x")
-    return out
+    value = _value(tool.parameters, 0)
+    return value if isinstance(value, dict) else {}
+
+
+def _value(schema: dict[str, Any], depth: int) -> Any:
+    """A value of `schema`: its enum's first member, a typed default, a filled object."""
+    if schema.get("enum"):
+        return schema["enum"][0]
+    kind = schema.get("type")
+    kind = kind[0] if isinstance(kind, list) and kind else kind
+    if kind == "array":
+        items = schema.get("items")
+        need = int(schema.get("minItems") or 0)
+        one = [_value(items, depth + 1)] if isinstance(items, dict) and depth < 4 else []
+        return one * max(need, 1) if one and need else one[:need]
+    if kind == "object" or "properties" in schema:
+        props = schema.get("properties") or {}
+        return {name: _value(props.get(name) or {}, depth + 1)
+                for name in schema.get("required") or [] if depth < 4}
+    return _DEFAULTS.get(str(kind), "x")
 
 
 def _tokens(request: LLMRequest) -> int:

@@ -27,6 +27,11 @@ def request_body(request: LLMRequest, *, capture_tokens: bool = False) -> dict[s
     body.update({k: v for k, v in optional.items() if v is not None})
     if capture_tokens:
         body["logprobs"] = True
+    options = dict(request.options)
+    extra = options.pop("extra_body", None)
+    body.update(options)
+    if isinstance(extra, dict):  # as the official client sends extra_body: merged at the top
+        body.update(extra)
     return body
 
 
@@ -66,11 +71,14 @@ def parse_completion(payload: bytes | str, backend: str) -> LLMResponse:
         calls = tuple(parse_tool_call(c, i) for i, c in enumerate(message.get("tool_calls") or []))
         token_ids, logprobs = token_data(choice)
         usage = data.get("usage") or {}
+        prompt_ids = data.get("prompt_token_ids") or choice.get("prompt_token_ids")
         return LLMResponse(
             Message("assistant", _text(message.get("content")), calls),
             Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)),
             str(choice.get("finish_reason") or "stop"), str(data.get("model") or ""),
-            token_ids, logprobs)
+            token_ids, logprobs,
+            tuple(prompt_ids) if isinstance(prompt_ids, list) and all(
+                isinstance(i, int) for i in prompt_ids) else None)
     except (ValueError, TypeError, KeyError, AttributeError) as err:
         raise LLMError("llm.bad_response", f"{backend} returned an unusable completion: {err}",
                        "Check that the base URL points at an OpenAI-compatible /v1 server; "

@@ -48,6 +48,9 @@ class LaunchSpec:
     cwd: Path | None = None  # the pool's private folder; never the workspace
     timeout_s: float = DEFAULT_TIMEOUT_S
     repository: Path | None = None  # a workspace the server needs as a git repository
+    transport: str = "stdio"  # or http (streamable HTTP) / sse: then `url`, `headers`
+    url: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
 
     def child_env(self) -> dict[str, str]:
         """The complete environment of the child: the fixed minimum plus `env`."""
@@ -81,9 +84,7 @@ def resolve(server: McpServer, *, workspace: Path, trusted: bool) -> LaunchSpec:
             mcp.untrusted, mcp.bad_env, mcp.not_installed or mcp.command_not_found.
     """
     if server.type != "stdio":
-        raise RunError("mcp.transport_unsupported",
-                       f"MCP server {server.name!r} uses {server.type}; only stdio is supported",
-                       "Use a stdio server from the vetted registry.", server=server.name)
+        return _remote(server)
     if server.id is not None and (server.command or server.args):
         raise RunError("mcp.ambiguous", f"MCP server {server.name!r} has both an id and a "
                        "command", "Give either a registry id or a command, not both.",
@@ -117,6 +118,16 @@ def resolve(server: McpServer, *, workspace: Path, trusted: bool) -> LaunchSpec:
         args=tuple(a.replace("{workspace}", ws) for a in args),
         env={k: v.replace("{workspace}", ws) for k, v in env.items()},
         timeout_s=server.timeout or DEFAULT_TIMEOUT_S, repository=repository)
+
+
+def _remote(server: McpServer) -> LaunchSpec:
+    """An http (streamable HTTP) or sse server: nothing is launched, a URL is reached."""
+    if not server.url or not server.url.startswith(("http://", "https://")):
+        raise RunError("mcp.bad_url", f"MCP server {server.name!r} needs an http(s) url",
+                       "Give the server's URL.", server=server.name)
+    return LaunchSpec(name=server.name, command="", transport="sse" if server.type == "sse"
+                      else "http", url=server.url, headers=dict(server.headers),
+                      timeout_s=server.timeout or DEFAULT_TIMEOUT_S)
 
 
 def init_repository(launch: LaunchSpec) -> None:

@@ -136,28 +136,48 @@ class McpPool:
         return await _call(client, tool, arguments or {}, wait)
 
 
-async def _start(stack: AsyncExitStack, launch: LaunchSpec, timeout_s: float) -> Client:
-    from mcp import Client
+async def _transport(stack: AsyncExitStack, launch: LaunchSpec, timeout_s: float
+                     ) -> tuple[Any, IO[str] | None]:
+    """The SDK transport of a server (its process over stdio, or its URL) and its stderr."""
+    if launch.transport == "sse":
+        from mcp.client.sse import sse_client
+
+        return sse_client(str(launch.url), headers=launch.headers, timeout=timeout_s), None
+    if launch.transport == "http":
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        http = await stack.enter_async_context(httpx2.AsyncClient(
+            headers=launch.headers, timeout=timeout_s))
+        return streamable_http_client(str(launch.url), http_client=http), None
     from mcp.client.stdio import StdioServerParameters, stdio_client
-    from mcp.types import Implementation
 
     # The server's stderr goes to a file: kept out of the run's output, quoted on failure.
     errlog = stack.enter_context(
         tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
     argv = launch.argv()
     params = StdioServerParameters(command=argv[0], args=argv[1:], cwd=launch.cwd)
+    return stdio_client(params, errlog=errlog), errlog
+
+
+async def _start(stack: AsyncExitStack, launch: LaunchSpec, timeout_s: float) -> Client:
+    from mcp import Client
+    from mcp.types import Implementation
+
+    transport, errlog = await _transport(stack, launch, timeout_s)
     # No response cache: every listing must reach the server, or a pin check could pass
     # on a stale copy.
-    client = Client(stdio_client(params, errlog=errlog), cache=None,
-                    read_timeout_seconds=timeout_s,
+    client = Client(transport, cache=None, read_timeout_seconds=timeout_s,
                     client_info=Implementation(name="a4a", version=__version__))
     try:
         return await stack.enter_async_context(client)
     except Exception as err:  # any failure of a foreign process to come up is the same fault
+        where = launch.url if launch.transport != "stdio" else [launch.command, *launch.args]
+        stderr = (_tail(errlog) if errlog else "") or "(empty)"
         raise RunError("mcp.start_failed", f"MCP server {launch.name!r} did not start: "
-                       f"{_describe(err)}; stderr: {_tail(errlog) or '(empty)'}",
-                       "Run the server's command by hand to see why it fails.",
-                       server=launch.name, command=[launch.command, *launch.args]) from err
+                       f"{_describe(err)}; stderr: {stderr}",
+                       "Run the server's command by hand (or check its URL) to see why.",
+                       server=launch.name, command=where) from err
 
 
 async def _list(server: str, client: Client) -> list[McpTool]:

@@ -20,6 +20,7 @@ from a4a.runtime.tools.base import (
 )
 from a4a.runtime.tools.builtins import BUILTINS
 from a4a.runtime.tools.code import SandboxTool
+from a4a.runtime.tools.nexau import builtins as nexau_builtins
 from a4a.runtime.world.engine import World
 from a4a.runtime.world.errors import WorldError
 
@@ -74,10 +75,10 @@ def bind(tool: ToolSpec, *, trusted: bool = False) -> Tool:
     if kind == "world":
         pack, _, op = ref.partition(".")
         return WorldTool(schema, pack, op, tool.writes)
-    if kind == "builtin" and ref in BUILTINS:
-        builtin = BUILTINS[ref]
-        return FunctionTool(schema, builtin.fn, builtin.writes,
-                            requires=builtin.schema.parameters)
+    builtin = (BUILTINS.get(ref) or nexau_builtins().get(ref)) if kind == "builtin" else None
+    if builtin is not None:
+        return FunctionTool(schema, builtin.fn, builtin.writes, requires=builtin.requires
+                            if builtin.requires is not None else builtin.schema.parameters)
     if kind == "sandbox":
         return SandboxTool(schema)
     if kind == "binding":

@@ -87,4 +87,5 @@ def test_jinja_prompts_render_with_runtime_variables() -> None:
     llm = ScriptedLLM({"deep_research_agent": [Step(content="ok")]})
     asyncio.run(run_framework(spec, "t", llm, RunOptions(clock=FixedClock())))
     system = llm.requests[0].messages[0].content
-    assert system.startswith("Date: 2026-01-01\n") and "{{" not in system
+    # NexAU's `date` runtime variable: the run clock's date and time
+    assert system.startswith("Date: 2026-01-01 00:00:00\n") and "{{" not in system

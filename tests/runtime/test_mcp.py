@@ -148,8 +148,7 @@ def test_trusted_command_is_looked_up_on_path(tmp_path: Path) -> None:
     (McpServer(name="x", id="nowhere"), "mcp.unknown_server"),
     (McpServer(name="x"), "mcp.unknown_server"),
     (McpServer(name="x", id="time", command="python"), "mcp.ambiguous"),
-    (McpServer(name="x", type="http", url="http://127.0.0.1:1/mcp"),
-     "mcp.transport_unsupported"),
+    (McpServer(name="x", type="http"), "mcp.bad_url"),
     (McpServer(name="x", command="no-such-binary-a4a"), "mcp.command_not_found"),
     (McpServer(name="x", command="sh", env={"BAD-NAME": "1"}), "mcp.bad_env"),
 ])

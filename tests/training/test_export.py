@@ -39,10 +39,10 @@ def test_export_json_contract(runs: Path, tmp_path: Path) -> None:
                str(out), "--json")
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
-    assert report["samples"] == report["records"] == 13  # three runs hit max_steps
-    assert report["dropped"] == {"status:max_steps": 3}
+    assert report["samples"] == report["records"] == 16  # every golden run completed
+    assert not report["dropped"]
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert len(rows) == 13
+    assert len(rows) == 16
     assert all(set(r) == {"messages", "tools", "meta"} for r in rows)
 
 
