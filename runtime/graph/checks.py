@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-import jinja2
-from jinja2.sandbox import SandboxedEnvironment
-
-from a4a.runtime import knowledge
+from a4a.runtime import knowledge, templating
+from a4a.runtime.errors import SpecError
 from a4a.runtime.graph.issues import Issue
 from a4a.runtime.ir.spec import FrameworkSpec, PatternNode, ToolSpec
 
 RESERVED_PARAMS = frozenset({"agent_state", "global_storage", "ctx"})
-_JINJA = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
 
 
 def check_names(spec: FrameworkSpec) -> Iterator[Issue]:
@@ -158,17 +156,24 @@ def _check_agent_tools(spec: FrameworkSpec, i: int, tools: dict[str, ToolSpec], 
 
 
 def check_prompts(spec: FrameworkSpec) -> Iterator[Issue]:
-    """Jinja prompts render with StrictUndefined on the variables the runtime provides."""
+    """Jinja prompts render, within their budget, on the variables the runtime provides.
+
+    The framework's prompts share one render-time budget, so many slow templates cost
+    about as much as one.
+    """
     context = {v: f"<{v}>" for v in knowledge.PROMPT_VARIABLES}
+    deadline = time.monotonic() + templating.TIMEOUT_S
     for i, a in enumerate(spec.agents):
         if a.system_prompt_type != "jinja":
             continue
         try:
-            _JINJA.from_string(a.system_prompt).render(context)
-        except jinja2.TemplateError as err:
-            yield Issue("prompt.render", f"agents[{i}].system_prompt", f"the prompt template "
-                        f"does not render: {err}", "Use only the variables "
-                        f"{', '.join(sorted(knowledge.PROMPT_VARIABLES))}.")
+            templating.render(a.system_prompt, context,
+                              timeout_s=max(deadline - time.monotonic(), 0.1))
+        except SpecError as err:
+            hint = err.hint if err.code != "prompt.render" else (
+                f"Use only the variables {', '.join(sorted(knowledge.PROMPT_VARIABLES))}.")
+            yield Issue(err.code, f"agents[{i}].system_prompt", f"the prompt template "
+                        f"does not render: {err.message}", hint)
 
 
 def check_patterns(spec: FrameworkSpec) -> Iterator[Issue]:
@@ -221,3 +226,4 @@ def check_trust(spec: FrameworkSpec) -> Iterator[Issue]:
                 yield Issue("mcp.unvetted", f"agents[{i}].mcp_servers[{j}]", f"MCP server "
                             f"{s.name!r} is not bound from the vetted registry by id",
                             f"Use an id from: {', '.join(sorted(registry))}.")
+
