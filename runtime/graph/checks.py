@@ -7,12 +7,14 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from a4a.runtime import knowledge, templating
-from a4a.runtime.errors import SpecError
+from a4a.runtime.errors import RunError, SpecError
 from a4a.runtime.graph.issues import Issue
-from a4a.runtime.ir.spec import FrameworkSpec, PatternNode, ToolSpec
+from a4a.runtime.ir.spec import FrameworkSpec, McpServer, PatternNode, ToolEntry, ToolSpec
+from a4a.runtime.mcp.launch import resolve
 
 RESERVED_PARAMS = frozenset({"agent_state", "global_storage", "ctx"})
 
@@ -227,3 +229,47 @@ def check_trust(spec: FrameworkSpec) -> Iterator[Issue]:
                             f"{s.name!r} is not bound from the vetted registry by id",
                             f"Use an id from: {', '.join(sorted(registry))}.")
 
+
+# A run also refuses what this machine lacks (a server's package or command), but that is no
+# property of the framework: the run reports it.
+_MACHINE_CODES = frozenset({"mcp.not_installed", "mcp.command_not_found"})
+
+
+def check_refusals(spec: FrameworkSpec) -> Iterator[Issue]:
+    """What `a4a run` would refuse to bind or launch, with the code the run gives.
+
+    A refusal that --trust lifts is a warning for a hand-written config and an error for a
+    generated framework; one that nothing lifts is an error.
+    """
+    generated = spec.provenance is not None and spec.provenance.builder != "hand"
+    bound = {t.name for a in spec.agents for t in a.tools
+             if isinstance(t, ToolEntry) and t.binding}  # check_trust reports those
+    for i, tool in enumerate(spec.tools):
+        kind, _, ref = tool.implementation.partition(":")
+        if generated and (kind == "sandbox" or (
+                kind == "builtin" and ref in knowledge.NETWORK_BUILTINS)):
+            yield Issue("policy.capability", f"tools[{i}].implementation", f"generated tool "
+                        f"{tool.name!r} uses {tool.implementation}, which generated "
+                        "frameworks may not have", "Remove the tool, or rebuild the "
+                        "framework from its request.")
+        elif kind == "binding" and not generated and tool.name not in bound:
+            yield Issue("binding.untrusted", f"tools[{i}].implementation", f"tool "
+                        f"{tool.name!r} is bound to the import path {ref!r}",
+                        "Run hand-written configs you trust with --trust.", "warning")
+    for i, a in enumerate(spec.agents):
+        for j, server in enumerate(a.mcp_servers):
+            yield from _launch_refusal(server, f"agents[{i}].mcp_servers[{j}]", generated)
+
+
+def _launch_refusal(server: McpServer, where: str, generated: bool) -> Iterator[Issue]:
+    if generated and (server.id not in knowledge.mcp_registry() or server.command
+                      or server.args):
+        return  # check_trust reports it as mcp.unvetted
+    for trusted in (True, False):
+        try:
+            resolve(server, workspace=Path("/"), trusted=trusted)
+        except RunError as err:
+            if err.code not in _MACHINE_CODES:
+                yield Issue(err.code, where, err.message, err.hint,
+                            "error" if trusted or generated else "warning")
+                return
