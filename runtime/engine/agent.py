@@ -134,7 +134,8 @@ async def _ask(rt: RunContext, agent: AgentSpec, span: str, parent: str | None,
         resp = await rt.llm.complete(request)
     except LLMError as err:
         rt.recorder.add("llm_error", agent=agent.name, span=span, error=err.to_dict())
-        raise StopRun(RunStatus.LLM_ERROR, err.message, code=err.code) from err
+        raise StopRun(RunStatus.LLM_ERROR, err.message, code=err.code,
+                      **({"hint": err.hint} if err.hint else {})) from err
     rt.recorder.llm(agent.name, span, parent, messages, resp)
     rt.budget.spend(resp.usage.prompt_tokens + resp.usage.completion_tokens)
     return resp.message
