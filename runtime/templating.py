@@ -75,7 +75,12 @@ class _Worker:
         self.stdin: IO[bytes] = self.proc.stdin
         self.stdout: IO[bytes] = self.proc.stdout
         self.pending = b""
-        if json.loads(self.line(_START_S)).get("ready") is not True:
+        try:
+            ready = json.loads(self.line(_START_S)).get("ready") is True
+        except (OSError, EOFError, TimeoutError, ValueError, AttributeError):
+            ready = False
+        if not ready:
+            self.close()
             raise OSError("the template worker did not start")
 
     def ask(self, request: dict[str, Any], deadline_s: float) -> dict[str, Any]:
@@ -116,7 +121,10 @@ def _ask(request: dict[str, Any], deadline_s: float) -> dict[str, Any]:
     global _worker
     with _lock:
         while True:
-            worker = _worker if _worker is not None and _worker.proc.poll() is None else None
+            if _worker is not None and _worker.proc.poll() is not None:
+                _worker.close()  # it died while idle
+                _worker = None
+            worker = _worker
             fresh = worker is None
             try:
                 if worker is None:

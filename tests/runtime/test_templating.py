@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,10 @@ def test_a_dead_worker_is_replaced() -> None:
     pid = templating.worker_pid()
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
+    for _ in range(500):  # until it is dead (a zombie until reaped)
+        if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+            break
+        time.sleep(0.01)
     assert templating.render("{{ a }}-{{ b|join(',') }}", {"a": "y", "b": ["1", "2"]}) == "y-1,2"
     assert templating.worker_pid() not in (None, pid)
 
