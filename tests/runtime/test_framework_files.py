@@ -123,14 +123,16 @@ def test_a_lock_link_is_never_written_through(tmp_path: Path) -> None:
     before = target.read_bytes()
     (root / LOCK).unlink()
     (root / LOCK).symlink_to(target)
-    with pytest.raises(SpecError) as err:  # a lock linked from outside is not even read
-        a4a.run(root, "time?", _script(tmp_path))
-    assert err.value.code == "file.outside_root"
     record = a4a.run(root, "time?", _script(tmp_path), trusted=True)
     assert record.status == "completed" and record.mcp
     assert target.read_bytes() == before, "the first bind wrote through the link"
     assert not (root / LOCK).is_symlink()
     assert "get_current_time" in load_yaml_file(root / LOCK)["mcp"]["time"]
+    (root / LOCK).unlink()
+    (root / LOCK).symlink_to(target)
+    with pytest.raises(SpecError) as err:  # untrusted, a lock linked from outside is not read
+        a4a.run(root, "time?", _script(tmp_path))
+    assert err.value.code == "file.outside_root" and target.read_bytes() == before
 
 
 def test_writing_a_framework_never_reaches_outside_it(framework: Path,
