@@ -18,6 +18,7 @@ import json
 import resource
 import signal
 import sys
+from functools import lru_cache
 from typing import Any
 
 import jinja2
@@ -26,6 +27,7 @@ from jinja2.sandbox import SandboxedEnvironment
 MEMORY_BYTES = 1 << 30
 MAX_RANGE_ITEMS = 10_000
 MAX_POWER_BITS = 100_000
+MAX_CACHED_SOURCE = 65_536
 
 
 class Budget(Exception):
@@ -76,13 +78,30 @@ def _alarm(signum: int, frame: Any) -> None:
     raise Budget("prompt.budget", "the template did not finish rendering in time")
 
 
+@lru_cache(maxsize=8)
+def _environment(max_output: int) -> _Environment:
+    return _Environment(max_output)
+
+
+@lru_cache(maxsize=256)
+def _cached(source: str, max_output: int) -> jinja2.Template:
+    return _environment(max_output).from_string(source)
+
+
+def _compiled(source: str, max_output: int) -> jinja2.Template:
+    """The template, compiled once when small (prompts repeat across turns and runs)."""
+    if len(source) > MAX_CACHED_SOURCE:
+        return _environment(max_output).from_string(source)
+    return _cached(source, max_output)
+
+
 def render(request: dict[str, Any]) -> dict[str, Any]:
     """Render one request; every failure becomes a `{"code", "message"}` reply."""
     max_output = int(request["max_output"])
-    env = _Environment(max_output)
     signal.setitimer(signal.ITIMER_REAL, float(request["timeout_s"]))
     try:
-        template = env.from_string(str(request["source"]))
+        template = _compiled(str(request["source"]), max_output)
+        _environment(max_output).range_items = 0
         parts: list[str] = []
         size = 0
         for chunk in template.generate(request["context"]):
