@@ -43,9 +43,9 @@ class _Environment(SandboxedEnvironment):
 
     intercepted_binops = frozenset({"*", "**"})
 
-    def __init__(self, max_output: int) -> None:
+    def __init__(self) -> None:
         super().__init__(undefined=jinja2.StrictUndefined, autoescape=False)
-        self.max_output = max_output
+        self.max_output = 0  # set for each render, with the range items it has used
         self.range_items = 0
         self.globals = {"range": self._range}
 
@@ -78,30 +78,27 @@ def _alarm(signum: int, frame: Any) -> None:
     raise Budget("prompt.budget", "the template did not finish rendering in time")
 
 
-@lru_cache(maxsize=8)
-def _environment(max_output: int) -> _Environment:
-    return _Environment(max_output)
+# One environment per worker; renders run one at a time, each setting its caps first.
+_ENV = _Environment()
 
 
 @lru_cache(maxsize=256)
-def _cached(source: str, max_output: int) -> jinja2.Template:
-    return _environment(max_output).from_string(source)
+def _cached(source: str) -> jinja2.Template:
+    return _ENV.from_string(source)
 
 
-def _compiled(source: str, max_output: int) -> jinja2.Template:
+def _compiled(source: str) -> jinja2.Template:
     """The template, compiled once when small (prompts repeat across turns and runs)."""
-    if len(source) > MAX_CACHED_SOURCE:
-        return _environment(max_output).from_string(source)
-    return _cached(source, max_output)
+    return _ENV.from_string(source) if len(source) > MAX_CACHED_SOURCE else _cached(source)
 
 
 def render(request: dict[str, Any]) -> dict[str, Any]:
     """Render one request; every failure becomes a `{"code", "message"}` reply."""
     max_output = int(request["max_output"])
+    _ENV.max_output, _ENV.range_items = max_output, 0
     signal.setitimer(signal.ITIMER_REAL, float(request["timeout_s"]))
     try:
-        template = _compiled(str(request["source"]), max_output)
-        _environment(max_output).range_items = 0
+        template = _compiled(str(request["source"]))
         parts: list[str] = []
         size = 0
         for chunk in template.generate(request["context"]):

@@ -82,6 +82,8 @@ def test_ordinary_templates_render_as_before() -> None:
                                      "sub_agents": []})
     assert out == "a of f on 2025-01-01:\n- X\n- Y\nalone3"
     assert not validate(_spec(source))
+    for _ in range(3):  # the range cap counts per render, not per worker
+        assert templating.render("{{ range(6000) | list | length }}", {}) == "6000"
 
 
 def test_a_run_refuses_a_prompt_over_the_cap_and_records_little(tmp_path: Path) -> None:
