@@ -198,13 +198,13 @@ def find_task(path: str | Path, task_id: str, *, trusted: bool = False) -> dict[
     text = fsaccess.read_text("environment/tasks.jsonl", root=Path(path),
                               max_bytes=TASKS_MAX_BYTES, trusted=trusted)
     try:
-        rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-        ids = [str(r["id"]) for r in rows]
+        lines = (json.loads(line) for line in text.splitlines() if line.strip())
+        rows = {str(r["id"]): r for r in lines}
     except (ValueError, TypeError, KeyError) as err:
         raise SpecError("tasks.invalid", f"{file} holds a line that is not a task",
                         "Regenerate it: a4a tasks DIR --n 20", path=str(file)) from err
-    hits = [r for r, i in zip(rows, ids, strict=True) if i == task_id] or [
-        r for r, i in zip(rows, ids, strict=True) if i.startswith(task_id)]
+    hits = [r for i, r in rows.items() if i == task_id] or [
+        r for i, r in rows.items() if i.startswith(task_id)]
     if len(hits) != 1:
         raise UserError("tasks.not_found", f"{len(hits)} tasks match {task_id!r}",
                         "Pass a full task id from environment/tasks.jsonl.")

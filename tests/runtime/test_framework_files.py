@@ -161,3 +161,11 @@ def test_a_task_file_that_is_a_fifo_is_refused(framework: Path, finishes: Finish
         return "found"
 
     assert finishes(find) == "file.not_regular"
+
+
+def test_a_task_file_with_a_bad_line_is_a_typed_error(framework: Path) -> None:
+    (framework / "environment").mkdir()
+    (framework / "environment" / "tasks.jsonl").write_text('{"id": "t1"}\nnot json\n')
+    with pytest.raises(SpecError) as err:
+        api.find_task(framework, "t1")
+    assert err.value.code == "tasks.invalid" and err.value.hint
