@@ -16,10 +16,13 @@ from a4a.runtime.errors import SpecError, UserError
 from a4a.runtime.graph.issues import Issue, errors
 from a4a.runtime.graph.validate import validate as validate_spec
 from a4a.runtime.ir.spec import FrameworkSpec
+from a4a.runtime.loader import fsaccess
 from a4a.runtime.loader.files import LOCK, drift_issues, load_spec, replace_text, write_files
 from a4a.runtime.loader.nexau import inspect_agent_config, is_agent_config, load_agent_config
 from a4a.runtime.loader.projection import is_projection, load_projection
-from a4a.runtime.loader.yamlio import dump_yaml, load_yaml_file
+from a4a.runtime.loader.yamlio import load_yaml_file
+
+TASKS_MAX_BYTES = 64_000_000
 
 
 @dataclass(frozen=True)
@@ -128,26 +131,27 @@ def _check_out_dir(path: Path) -> None:
 def load(path: str | Path, *, trusted: bool = False) -> FrameworkSpec:
     """Load a framework directory, framework.yaml, or a NexAU agent YAML.
 
-    A NexAU config reads only files inside its folder, and imports nothing, unless
-    `trusted` (then its own import-path bindings and MCP commands are kept).
+    Files are read through `fsaccess`: regular files only, size-capped, and inside the
+    framework's (or the config's) folder unless `trusted`; a NexAU config imports nothing
+    unless `trusted` (then its own import-path bindings and MCP commands are kept).
     """
     p = Path(path)
     if p.is_dir():
         if not (p / "framework.yaml").exists():
             raise UserError("path.not_framework", f"{p} has no framework.yaml",
                             "Point at a framework directory or a YAML file.")
-        return load_spec(p / "framework.yaml")
+        return load_spec(p / "framework.yaml", trusted=trusted)
     if not p.exists():
         raise UserError("path.missing", f"{p} does not exist", "Check the path.")
-    data = load_yaml_file(p)
+    data = load_yaml_file(p, root=p.parent, trusted=trusted)
     if is_projection(data, p):
         return load_projection(p)
     if is_agent_config(data):
         return load_agent_config(p, trusted=trusted)
-    return load_spec(p)
+    return load_spec(p, trusted=trusted)
 
 
-def validate(path: str | Path) -> ValidationReport:
+def validate(path: str | Path, *, trusted: bool = False) -> ValidationReport:
     """Validate a framework directory or agent config; never raises for invalid content."""
     p = Path(path)
     kind = "framework" if p.is_dir() or p.name == "framework.yaml" else "agent"
@@ -161,7 +165,7 @@ def validate(path: str | Path) -> ValidationReport:
             spec, found = inspect_agent_config(p)
             return ValidationReport(p, kind, spec, found + (validate_spec(spec) if spec else []))
     try:
-        spec = load(p)
+        spec = load(p, trusted=trusted)
     except SpecError as err:
         raw = err.data.get("issues") or [{"code": err.code, "path": "", "message": err.message,
                                           "hint": err.hint}]
@@ -170,7 +174,7 @@ def validate(path: str | Path) -> ValidationReport:
         kind = "framework"
     issues = validate_spec(spec)
     if p.is_dir():
-        issues += drift_issues(p, spec)
+        issues += drift_issues(p, spec, trusted=trusted)
     return ValidationReport(p, kind, spec, issues)
 
 
@@ -195,23 +199,36 @@ def tasks(path: str | Path, n: int, seed: int = 0) -> list[Any]:
         raise UserError("path.not_framework", f"{root} has no framework.yaml",
                         "Point at a framework directory built by `a4a build`.")
     made = synthesize(load(root), n, seed)
-    target = root / "environment" / "tasks.jsonl"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    replace_text(target, "".join(t.to_json() + "\n" for t in made))
+    fsaccess.confine(root, "environment").mkdir(exist_ok=True)
+    replace_text(root / "environment" / "tasks.jsonl",
+                 "".join(t.to_json() + "\n" for t in made), root=root)
     return made
 
 
-def find_task(path: str | Path, task_id: str) -> dict[str, Any]:
-    """A task of a framework dir's environment/tasks.jsonl, by id or unique prefix."""
+def find_task(path: str | Path, task_id: str, *, trusted: bool = False) -> dict[str, Any]:
+    """A task of a framework dir's environment/tasks.jsonl, by id or unique prefix.
+
+    Raises:
+        UserError: tasks.missing, tasks.not_found.
+        SpecError: tasks.invalid for a line that is not a task; file.* when the file may
+            not be read (see `fsaccess.read_text`).
+    """
     import json
 
     file = Path(path) / "environment" / "tasks.jsonl"
     if not file.exists():
         raise UserError("tasks.missing", f"{file} does not exist",
                         "Generate tasks first: a4a tasks DIR --n 20")
-    rows = [json.loads(line) for line in file.read_text(encoding="utf-8").splitlines() if line]
-    hits = [r for r in rows if r["id"] == task_id] or [
-        r for r in rows if r["id"].startswith(task_id)]
+    text = fsaccess.read_text("environment/tasks.jsonl", root=Path(path),
+                              max_bytes=TASKS_MAX_BYTES, trusted=trusted)
+    try:
+        lines = (json.loads(line) for line in text.splitlines() if line.strip())
+        rows = {str(r["id"]): r for r in lines}
+    except (ValueError, TypeError, KeyError) as err:
+        raise SpecError("tasks.invalid", f"{file} holds a line that is not a task",
+                        "Regenerate it: a4a tasks DIR --n 20", path=str(file)) from err
+    hits = [r for i, r in rows.items() if i == task_id] or [
+        r for i, r in rows.items() if i.startswith(task_id)]
     if len(hits) != 1:
         raise UserError("tasks.not_found", f"{len(hits)} tasks match {task_id!r}",
                         "Pass a full task id from environment/tasks.jsonl.")
@@ -228,18 +245,24 @@ def run(path: str | Path, task: str, llm: str = "local", *, out: str | Path | No
     `local`, `scripted:<file>`, `fake:schema`). `context` fills the template variables of
     NexAU prompts. The record is appended to `out` (JSONL, fsynced) when given. A failed
     run is a record with a non-completed status, not an exception; unusable arguments
-    raise UserError.
+    raise UserError, a framework whose files may not be read (a malformed lock, a file
+    linked from outside its folder without `trusted`) SpecError. The framework id recorded
+    is recomputed from the files the lock lists, so a stale or forged lock never names the
+    run.
     """
     import asyncio
 
     from a4a.runtime.engine.run import RunOptions, run_framework
     from a4a.runtime.engine.trace import append
     from a4a.runtime.llm.resolve import resolve_llm
+    from a4a.runtime.loader.lock import current_id, read_lock, write_lock
 
     spec = load(path, trusted=trusted)
-    lock_path = Path(path) / LOCK if Path(path).is_dir() else None
-    lock = (load_yaml_file(lock_path) or {}) if lock_path and lock_path.exists() else {}
-    gold = find_task(path, task_id) if task_id != "adhoc" else None
+    root = Path(path) if Path(path).is_dir() else None
+    lock = read_lock(root, trusted=trusted) if root else None
+    # The id recorded is the one the files hash to now, whatever the lock claims.
+    framework_id = current_id(root, lock, trusted=trusted) if root and lock else ""
+    gold = find_task(path, task_id, trusted=trusted) if task_id != "adhoc" else None
     if gold is not None:
         task, seed, task_id = gold["query"], gold["world_seed"], gold["id"]
     if llm == "oracle" and gold is not None:
@@ -251,9 +274,9 @@ def run(path: str | Path, task: str, llm: str = "local", *, out: str | Path | No
         config = entry.llm_config if entry is not None and entry.nexau is not None else None
         backend = resolve_llm(llm, base_url=base_url, config=config)
     options = RunOptions(task_id=task_id, seed=seed, policy=llm,
-                         framework_id=str(lock.get("framework_id", "")), trusted=trusted,
+                         framework_id=framework_id, trusted=trusted,
                          network=network, max_steps=max_steps,
-                         mcp_pins=lock.get("mcp") or None, attempt=attempt,
+                         mcp_pins=(lock.mcp if lock else None) or None, attempt=attempt,
                          context=dict(context or {}), retry=nexau_retry(spec))
     record = asyncio.run(run_framework(spec, task, backend, options))
     if gold is not None:
@@ -263,9 +286,9 @@ def run(path: str | Path, task: str, llm: str = "local", *, out: str | Path | No
         from a4a.runtime.world.rewards import score
 
         record = dataclasses.replace(record, rewards=score(gold, json.loads(record.to_json())))
-    if lock_path is not None and record.mcp and not lock.get("mcp"):
+    if root is not None and record.mcp and not (lock and lock.mcp):
         # First bind: pin the listed MCP tool schemas; later runs abort if they change.
-        lock_path.write_text(dump_yaml({**lock, "mcp": record.mcp}), encoding="utf-8")
+        write_lock(root, {**(lock.raw if lock else {}), "mcp": record.mcp})
     if out is not None:
         append(Path(out), record)
     return record

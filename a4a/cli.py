@@ -29,6 +29,9 @@ app = typer.Typer(
 )
 app.add_typer(catalog_app, name="catalog")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+TrustOpt = Annotated[bool, typer.Option("--trust", help="Trust a hand-written config you have "
+                                        "read: honour its import-path bindings and let it "
+                                        "name files outside its folder.")]
 app.add_typer(models_app, name="models")
 app.add_typer(mcp_app, name="mcp")
 app.command("train")(train)
@@ -132,6 +135,7 @@ def build(
 def validate(
     path: Annotated[Path, typer.Argument(help="Framework directory, framework.yaml, or a "
                                          "NexAU-style agent YAML.")],
+    trust: TrustOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Validate a framework or agent config; exit 0 when valid, 1 when not."""
@@ -139,7 +143,7 @@ def validate(
     def run() -> int:
         from a4a import api
 
-        report = api.validate(path)
+        report = api.validate(path, trusted=trust)
         if as_json:
             _emit_json(report.to_dict())
         else:
@@ -155,6 +159,7 @@ def validate(
 def show(
     path: Annotated[Path, typer.Argument(help="Framework directory or agent YAML.")],
     mermaid: Annotated[bool, typer.Option(help="Print the mermaid graph only.")] = False,
+    trust: TrustOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Show a framework: its agents and tools as a tree, and its graph."""
@@ -162,7 +167,7 @@ def show(
     def run() -> int:
         from a4a import api
 
-        spec = api.load(path)
+        spec = api.load(path, trusted=trust)
         if as_json:
             _emit_json(spec.model_dump(mode="json", exclude_defaults=True))
         elif mermaid:
@@ -191,9 +196,7 @@ def run(
     seed: Annotated[int, typer.Option(help="World and sampling seed.")] = 0,
     max_steps: Annotated[int | None, typer.Option(help="Cap the run's model calls below the "
                                                   "framework's limit.")] = None,
-    trust: Annotated[bool, typer.Option(help="Honour import-path bindings, MCP commands and "
-                                        "files outside the folder of a hand-written config "
-                                        "you trust.")] = False,
+    trust: TrustOpt = False,
     network: Annotated[bool, typer.Option(help="Let web tools and remote MCP servers reach "
                                           "the network.")] = False,
     task_id: Annotated[str | None, typer.Option("--task", help="Run a generated task "

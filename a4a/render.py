@@ -128,6 +128,12 @@ def print_run(summary: dict[str, object]) -> None:
             f"{summary['llm_calls']} model calls, {summary['tool_calls']} tool calls, "
             f"{summary['tool_errors']} tool errors")
     c.print(escape(str(summary["final_answer"]) or "(no answer)"))
+    error = summary.get("error")
+    if isinstance(error, dict) and error.get("message"):
+        code = f"{error['code']}: " if error.get("code") else ""
+        c.print(f"[red]{escape(code + str(error['message']))}[/]")
+        if error.get("hint"):
+            c.print(f"[dim]hint:[/] {escape(str(error['hint']))}")
     c.print(f"[dim]trajectory: {escape(str(summary['trajectory']))}[/]")
 
 

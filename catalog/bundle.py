@@ -21,6 +21,7 @@ from a4a.catalog.entry import FRAMEWORK_ID, Entry, entry_from_dir
 from a4a.catalog.files import MAX_FILE_BYTES, is_safe_rel, read_framework_files
 from a4a.catalog.store import Catalog
 from a4a.runtime.errors import A4AError, CatalogError
+from a4a.runtime.loader import fsaccess
 from a4a.runtime.loader.files import LOCK, lock_data, write_files
 from a4a.runtime.loader.yamlio import load_yaml_text
 
@@ -53,13 +54,13 @@ def export_bundle(entries: Iterable[Entry], out: Path) -> BundleReport:
         for e in entries:
             try:
                 files = read_framework_files(Path(e.path)) if e.path else None
+                lock = fsaccess.read_text(LOCK, root=Path(e.path or "")) if files else ""
             except A4AError as err:
                 report.skipped[e.id] = err.message
                 continue
             if not files:
                 report.skipped[e.id] = "it has no directory"
                 continue
-            lock = (Path(e.path or "") / LOCK).read_text(encoding="utf-8")
             for rel, text in {**files, LOCK: lock}.items():
                 zf.writestr(f"frameworks/{e.id}/{rel}", text)
             manifest.append({"id": e.id, "source": e.source, "created": e.created})

@@ -21,8 +21,23 @@ BUILTIN_TOOLS: frozenset[str] = frozenset(
     {"calculator", "read_file", "write_file", "list_files", "web_search", "web_read",
      "http_get", "ask_human", "current_time"}
 )
-# Builtins that reach the network: off at run time unless enabled; never generated.
+# Builtins that reach the network: off at run time unless enabled.
 NETWORK_BUILTINS: frozenset[str] = frozenset({"web_search", "web_read", "http_get"})
+# What a generated framework may hold besides world operations and vetted MCP servers: code
+# runs only in the sandbox (failing closed), web tools answer `network_disabled` until a run
+# enables the network, files stay inside the run's workspace. Nothing else (no http_get to
+# any host, no import-path binding).
+GENERATED_BUILTINS: frozenset[str] = frozenset({"web_search", "web_read", "read_file",
+                                                "write_file", "list_files", "calculator",
+                                                "current_time", "ask_human"})
+
+
+def generated_may_hold(implementation: str) -> bool:
+    """Whether a generated framework may carry a tool with this implementation."""
+    kind, _, ref = implementation.partition(":")
+    return (kind == "world" or (kind == "sandbox" and ref == "python")
+            or (kind == "builtin" and ref in GENERATED_BUILTINS)
+            or (kind == "mcp" and ref.partition(".")[0] in mcp_registry()))
 # Variables a jinja system prompt may use; the runtime provides them.
 PROMPT_VARIABLES: frozenset[str] = frozenset(
     {"date", "task", "agent_name", "framework_name", "tools", "sub_agents"}

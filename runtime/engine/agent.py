@@ -17,7 +17,7 @@ from a4a.runtime.engine import context, nexau
 from a4a.runtime.engine.control import CONTROL_TOOLS, Decision, control_tools
 from a4a.runtime.engine.state import RunContext, RunStatus, StopRun
 from a4a.runtime.engine.textcalls import mode_for, read, system_with_tools
-from a4a.runtime.errors import LLMError
+from a4a.runtime.errors import LLMError, SpecError
 from a4a.runtime.ir.spec import AgentSpec
 from a4a.runtime.llm.base import LLMRequest, Message, ToolCall, ToolSchema
 from a4a.runtime.llm.params import request_options
@@ -149,8 +149,7 @@ def system_prompt(rt: RunContext, agent: AgentSpec, schemas: tuple[ToolSchema, .
         return agent.system_prompt
     import time
 
-    from jinja2 import StrictUndefined, TemplateError
-    from jinja2.sandbox import SandboxedEnvironment
+    from a4a.runtime import templating
 
     now = rt.recorder.clock.now()
     context = {"date": time.strftime("%Y-%m-%d", time.gmtime(now)), "task": task,
@@ -158,12 +157,11 @@ def system_prompt(rt: RunContext, agent: AgentSpec, schemas: tuple[ToolSchema, .
                "tools": [s.name for s in schemas], "sub_agents": [
                    e.target for e in rt.spec.edges if e.source == agent.name
                    and e.kind == "delegate"]}
-    env = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
     try:
-        return env.from_string(agent.system_prompt).render(context)
-    except TemplateError as err:
-        raise StopRun(RunStatus.INVALID, f"the prompt of {agent.name} does not render: {err}"
-                      ) from err
+        return templating.render(agent.system_prompt, context)
+    except SpecError as err:
+        raise StopRun(RunStatus.INVALID, f"the prompt of {agent.name} does not render: "
+                      f"{err.message}", code=err.code, hint=err.hint) from err
 
 
 async def _ask(rt: RunContext, agent: AgentSpec, span: str, parent: str | None,
@@ -176,7 +174,8 @@ async def _ask(rt: RunContext, agent: AgentSpec, span: str, parent: str | None,
         resp = await rt.llm.complete(request)
     except LLMError as err:
         rt.recorder.add("llm_error", agent=agent.name, span=span, error=err.to_dict())
-        raise StopRun(RunStatus.LLM_ERROR, err.message, code=err.code) from err
+        raise StopRun(RunStatus.LLM_ERROR, err.message, code=err.code,
+                      **({"hint": err.hint} if err.hint else {})) from err
     rt.recorder.llm(agent.name, span, parent, messages, resp, tuple(s.name for s in schemas))
     rt.budget.spend(resp.usage.prompt_tokens + resp.usage.completion_tokens)
     return resp.message

@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from collections.abc import Iterator
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
-import jinja2
-from jinja2.sandbox import SandboxedEnvironment
-
-from a4a.runtime import knowledge
+from a4a.runtime import knowledge, templating
+from a4a.runtime.errors import RunError, SpecError
 from a4a.runtime.graph.issues import Issue
-from a4a.runtime.ir.spec import FrameworkSpec, PatternNode, ToolSpec
+from a4a.runtime.ir.spec import FrameworkSpec, McpServer, PatternNode, ToolEntry, ToolSpec
+from a4a.runtime.mcp.launch import resolve
 
 RESERVED_PARAMS = frozenset({"agent_state", "global_storage", "ctx"})
-_JINJA = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
 
 
 def check_names(spec: FrameworkSpec) -> Iterator[Issue]:
@@ -158,17 +158,24 @@ def _check_agent_tools(spec: FrameworkSpec, i: int, tools: dict[str, ToolSpec], 
 
 
 def check_prompts(spec: FrameworkSpec) -> Iterator[Issue]:
-    """Jinja prompts render with StrictUndefined on the variables the runtime provides."""
+    """Jinja prompts render, within their budget, on the variables the runtime provides.
+
+    The framework's prompts share one render-time budget, so many slow templates cost
+    about as much as one.
+    """
     context = {v: f"<{v}>" for v in knowledge.PROMPT_VARIABLES}
+    deadline = time.monotonic() + templating.TIMEOUT_S
     for i, a in enumerate(spec.agents):
         if a.system_prompt_type != "jinja" or a.nexau is not None:
             continue  # NexAU prompts render leniently (its loader checks their syntax)
         try:
-            _JINJA.from_string(a.system_prompt).render(context)
-        except jinja2.TemplateError as err:
-            yield Issue("prompt.render", f"agents[{i}].system_prompt", f"the prompt template "
-                        f"does not render: {err}", "Use only the variables "
-                        f"{', '.join(sorted(knowledge.PROMPT_VARIABLES))}.")
+            templating.render(a.system_prompt, context,
+                              timeout_s=max(deadline - time.monotonic(), 0.1))
+        except SpecError as err:
+            hint = err.hint if err.code != "prompt.render" else (
+                f"Use only the variables {', '.join(sorted(knowledge.PROMPT_VARIABLES))}.")
+            yield Issue(err.code, f"agents[{i}].system_prompt", f"the prompt template "
+                        f"does not render: {err.message}", hint)
 
 
 def check_patterns(spec: FrameworkSpec) -> Iterator[Issue]:
@@ -223,3 +230,48 @@ def check_trust(spec: FrameworkSpec) -> Iterator[Issue]:
                 yield Issue("mcp.unvetted", f"agents[{i}].mcp_servers[{j}]", f"MCP server "
                             f"{s.name!r} is not bound from the vetted registry by id",
                             f"Use an id from: {', '.join(sorted(registry))}.")
+
+
+# A run also refuses what this machine lacks (a server's package or command), but that is no
+# property of the framework: the run reports it.
+_MACHINE_CODES = frozenset({"mcp.not_installed", "mcp.command_not_found"})
+
+
+def check_refusals(spec: FrameworkSpec) -> Iterator[Issue]:
+    """What `a4a run` would refuse to bind or launch, with the code the run gives.
+
+    A refusal that --trust lifts is a warning for a hand-written config and an error for a
+    generated framework; one that nothing lifts is an error.
+    """
+    generated = spec.provenance is not None and spec.provenance.builder != "hand"
+    bound = {t.name for a in spec.agents for t in a.tools
+             if isinstance(t, ToolEntry) and t.binding}  # check_trust reports those
+    for i, tool in enumerate(spec.tools):
+        kind, _, ref = tool.implementation.partition(":")
+        if generated and kind != "binding" and not knowledge.generated_may_hold(
+                tool.implementation):
+            yield Issue("policy.capability", f"tools[{i}].implementation", f"generated tool "
+                        f"{tool.name!r} uses {tool.implementation}, which generated "
+                        "frameworks may not have", "Remove the tool, or rebuild the "
+                        "framework from its request.")
+        elif kind == "binding" and not generated and tool.name not in bound:
+            yield Issue("binding.untrusted", f"tools[{i}].implementation", f"tool "
+                        f"{tool.name!r} is bound to the import path {ref!r}",
+                        "Run hand-written configs you trust with --trust.", "warning")
+    for i, a in enumerate(spec.agents):
+        for j, server in enumerate(a.mcp_servers):
+            yield from _launch_refusal(server, f"agents[{i}].mcp_servers[{j}]", generated)
+
+
+def _launch_refusal(server: McpServer, where: str, generated: bool) -> Iterator[Issue]:
+    if generated and (server.id not in knowledge.mcp_registry() or server.command
+                      or server.args):
+        return  # check_trust reports it as mcp.unvetted
+    for trusted in (True, False):
+        try:
+            resolve(server, workspace=Path("/"), trusted=trusted)
+        except RunError as err:
+            if err.code not in _MACHINE_CODES:
+                yield Issue(err.code, where, err.message, err.hint,
+                            "error" if trusted or generated else "warning")
+                return

@@ -14,6 +14,7 @@ _SEMANTIC = (
     checks.check_prompts,
     checks.check_patterns,
     checks.check_trust,
+    checks.check_refusals,
     flow.check_edges,
     flow.check_reachability,
     flow.check_cycles,

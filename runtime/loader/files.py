@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +17,14 @@ from a4a.runtime.errors import SpecError
 from a4a.runtime.graph.convert import to_node_link
 from a4a.runtime.graph.issues import Issue, from_pydantic
 from a4a.runtime.ir.spec import AgentSpec, FrameworkSpec, SubAgentRef, ToolEntry
+from a4a.runtime.loader import fsaccess
+
+# LOCK and lock_data belong to this module's API too: whoever writes a framework needs them.
+from a4a.runtime.loader.lock import LOCK as LOCK
+from a4a.runtime.loader.lock import lock_data as lock_data
+from a4a.runtime.loader.lock import read_lock
 from a4a.runtime.loader.yamlio import dump_yaml, load_yaml_file
 
-LOCK = "a4a.lock"
 _MARKERS = ("apiVersion", "type")
 
 
@@ -58,45 +62,50 @@ def render_files(spec: FrameworkSpec, readme: str, extra: dict[str, str] | None 
     return files
 
 
-def lock_data(files: dict[str, str]) -> dict[str, Any]:
-    """Hashes of every file and the framework id (hash of the hashes)."""
-    hashes = {p: hashlib.sha256(t.encode()).hexdigest() for p, t in sorted(files.items())
-              if p != LOCK}
-    digest = hashlib.sha256("\n".join(f"{p} {h}" for p, h in hashes.items()).encode())
-    return {"framework_id": digest.hexdigest()[:16], "files": hashes, "mcp": {}}
-
-
 def write_files(root: Path, files: dict[str, str]) -> None:
     """Write the files under `root` (created), replacing projections of removed agents.
 
     Each file is written under a temporary name and renamed into place, so a reader (or a
-    process killed mid-write) never leaves or sees half a file.
+    process killed mid-write) never leaves or sees half a file. Nothing is written or
+    removed outside `root`: a folder that links out of it is refused, and a file that is a
+    link is replaced, never written through.
+
+    Raises:
+        SpecError: file.outside_root when a folder of `root` links out of it.
+        A4AError: io.* when the file system refuses a write.
     """
     root.mkdir(parents=True, exist_ok=True)
     for stale in root.rglob(".*.tmp"):  # left by a writer that was killed mid-file
         stale.unlink(missing_ok=True)
     for sub in ("agents", "tools"):
         d = root / sub
-        if d.is_dir():
+        if d.is_dir() and not d.is_symlink():
             for old in d.glob("*.yaml"):
                 if f"{sub}/{old.name}" not in files:
                     old.unlink()
     for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        replace_text(path, text)
+        folder = fsaccess.confine(root, Path(rel).parent)
+        folder.mkdir(parents=True, exist_ok=True)
+        fsaccess.write_text(root / rel, text, root=root)
 
 
-def replace_text(path: Path, text: str) -> None:
-    """Write `text` to `path` atomically: a temporary file in the same folder, then a rename."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8", newline="\n")
-    os.replace(tmp, path)
+def replace_text(path: Path, text: str, *, root: Path | None = None) -> None:
+    """Write `text` to `path` atomically, never through a symlink (see `fsaccess.write_text`).
+
+    Raises:
+        SpecError: file.outside_root when `path`'s folder resolves outside `root`.
+        A4AError: io.* when the file system refuses the write.
+    """
+    fsaccess.write_text(path, text, root=root)
 
 
-def load_spec(path: Path) -> FrameworkSpec:
-    """Parse framework.yaml; raises SpecError with schema issues."""
-    data = load_yaml_file(path)
+def load_spec(path: Path, *, trusted: bool = False) -> FrameworkSpec:
+    """Parse framework.yaml, which must be a regular file inside its folder unless `trusted`.
+
+    Raises:
+        SpecError: spec.invalid with schema issues; yaml.* and file.* when unreadable.
+    """
+    data = load_yaml_file(path, root=Path(path).parent, trusted=trusted)
     if not isinstance(data, dict):
         raise SpecError("yaml.not_mapping", f"{path}: top level must be a mapping",
                         "Write the framework as a YAML mapping.", issues=[
@@ -110,20 +119,21 @@ def load_spec(path: Path) -> FrameworkSpec:
                         "Fix the listed fields.", issues=[i.to_dict() for i in issues]) from err
 
 
-def drift_issues(root: Path, spec: FrameworkSpec) -> list[Issue]:
-    """Files of the directory that disagree with framework.yaml or with the lock."""
+def drift_issues(root: Path, spec: FrameworkSpec, *, trusted: bool = False) -> list[Issue]:
+    """Files of the directory that disagree with framework.yaml or with the lock.
+
+    Every file is read through `fsaccess` (a regular file inside `root` unless `trusted`,
+    size-capped); a lock a4a did not write is an error, and nothing it lists is read.
+    """
+    read: dict[str, bytes | SpecError] = {}
     out: list[Issue] = []
-    lock_path = root / LOCK
-    lock = load_yaml_file(lock_path) if lock_path.exists() else None
-    expected = render_files(spec, "")
-    for rel, text in expected.items():
+    for rel, text in render_files(spec, "").items():
         if rel in ("README.md", LOCK):
             continue
-        path = root / rel
-        if not path.exists():
-            out.append(Issue("file.missing", rel, f"{rel} is missing",
-                             "Rebuild with `a4a build`, or restore it from framework.yaml."))
-        elif path.read_text(encoding="utf-8") != text:
+        data = read[rel] = _read(root, rel, trusted)
+        if isinstance(data, SpecError):
+            out.append(_file_issue(rel, data))
+        elif data != text.encode():
             out.append(Issue("file.drift", rel, f"{rel} disagrees with framework.yaml",
                              "Edit framework.yaml (the source of truth), then re-emit."))
     for skill in sorted({s for a in spec.agents for s in a.skills}):
@@ -131,10 +141,29 @@ def drift_issues(root: Path, spec: FrameworkSpec) -> list[Issue]:
         if not (root / rel).exists():
             out.append(Issue("file.missing", rel, f"skill {skill!r} has no {rel}",
                              "Add the skill folder or drop the skill from the agents."))
-    if isinstance(lock, dict):
-        for rel, digest in sorted((lock.get("files") or {}).items()):
-            path = root / rel
-            if path.exists() and hashlib.sha256(path.read_bytes()).hexdigest() != digest:
-                out.append(Issue("lock.mismatch", rel, f"{rel} changed since it was locked",
-                                 "Re-emit the framework to refresh a4a.lock.", "warning"))
+    try:
+        lock = read_lock(root, trusted=trusted)
+    except SpecError as err:
+        return [*out, Issue(err.code, LOCK, err.message, err.hint)]
+    for rel, digest in sorted((lock.files if lock else {}).items()):
+        data = read[rel] if rel in read else _read(root, rel, trusted)
+        if isinstance(data, bytes) and hashlib.sha256(data).hexdigest() != digest:
+            out.append(Issue("lock.mismatch", rel, f"{rel} changed since it was locked",
+                             "Re-emit the framework to refresh a4a.lock.", "warning"))
+        elif isinstance(data, SpecError) and rel not in read and data.code != "file.missing":
+            out.append(_file_issue(rel, data))
     return out
+
+
+def _read(root: Path, rel: str, trusted: bool) -> bytes | SpecError:
+    try:
+        return fsaccess.read_bytes(rel, root=root, trusted=trusted)
+    except SpecError as err:
+        return err
+
+
+def _file_issue(rel: str, err: SpecError) -> Issue:
+    if err.code == "file.missing":
+        return Issue("file.missing", rel, f"{rel} is missing",
+                     "Rebuild with `a4a build`, or restore it from framework.yaml.")
+    return Issue(err.code, rel, err.message, err.hint)

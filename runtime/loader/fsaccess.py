@@ -3,11 +3,12 @@
 Every read of a file a user, a bundle or a model could have placed (framework and agent
 configs, prompts, skills, locks, catalog files, workspace files) goes through here:
 
-- `read_bytes(path, root=..., max_bytes=...)` / `read_text(...)`: the path, symlinks
-  resolved, must lie inside `root` (unless `trusted`); only a regular file is read (never a
-  directory, device, FIFO or socket: it is opened non-blocking, so a FIFO cannot hang the
-  read); its size is checked before reading (the apparent size, so a sparse file counts in
-  full) and the read stops at `max_bytes` whatever the size said.
+- `read_bytes(path, root=..., max_bytes=...)` / `read_text(...)`: the path (a relative one
+  is taken against `root`), symlinks resolved, must lie inside `root` (unless `trusted`);
+  only a regular file is read (never a directory, device, FIFO or socket: it is opened
+  non-blocking, so a FIFO cannot hang the read); its size is checked before reading (the
+  apparent size, so a sparse file counts in full) and the read stops at `max_bytes`
+  whatever the size said.
 - `confine(root, ref)`: `ref` (relative to `root`, or absolute) resolved inside `root`.
 - `write_text(path, text, root=...)`: atomic (a temporary file beside it, then a rename),
   never through a symlink: the temporary is made with O_CREAT | O_EXCL | O_NOFOLLOW, and

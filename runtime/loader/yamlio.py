@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from a4a.runtime.errors import SpecError
+from a4a.runtime.loader import fsaccess
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_BYTES = 1_000_000
@@ -96,17 +97,27 @@ def load_yaml_text(
         loader.dispose()
 
 
-def load_yaml_file(path: Path, max_bytes: int = MAX_BYTES) -> Any:
-    """Read and parse a YAML file with the same caps (size checked before reading)."""
+def load_yaml_file(path: Path, max_bytes: int = MAX_BYTES, *, root: Path | None = None,
+                   trusted: bool = False) -> Any:
+    """Read and parse a YAML file with the same caps, through `fsaccess`.
+
+    Only a regular file is read (never a device, FIFO or socket), its size is checked before
+    reading, and with `root` it must resolve inside `root` unless `trusted`.
+
+    Raises:
+        SpecError: yaml.* as `load_yaml_text`; file.missing, file.not_regular,
+            file.outside_root, file.unreadable (see `fsaccess.read_bytes`).
+    """
     try:
-        size = path.stat().st_size
-    except OSError as err:
-        raise SpecError("file.missing", f"{path}: cannot read ({err.strerror})",
-                        "Check the path.", source=str(path)) from err
-    if size > max_bytes:
-        raise _fail("yaml.too_large", f"{path}: {size} bytes exceeds the {max_bytes}-byte cap",
-                    "Split the file or remove bulk data.", str(path))
-    return load_yaml_text(path.read_bytes(), str(path), max_bytes)
+        # `path` is as the caller opens it; fsaccess reads a relative path against `root`.
+        data = fsaccess.read_bytes(Path(path).absolute(), root=root, max_bytes=max_bytes,
+                                   trusted=trusted)
+    except SpecError as err:
+        if err.code != "file.too_large":
+            raise
+        raise _fail("yaml.too_large", err.message, "Split the file or remove bulk data.",
+                    str(path)) from err
+    return load_yaml_text(data, str(path), max_bytes)
 
 
 def dump_yaml(data: Any) -> str:

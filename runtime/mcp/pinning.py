@@ -6,14 +6,12 @@ pull"): a changed, vanished or new tool aborts the run.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from a4a.runtime.errors import RunError, UserError
-from a4a.runtime.loader.files import LOCK
-from a4a.runtime.loader.yamlio import dump_yaml, load_yaml_file
+from a4a.runtime.loader.lock import LOCK, read_lock, write_lock
 from a4a.runtime.mcp.tools import McpTool
 
 Pins = dict[str, dict[str, str]]
@@ -89,22 +87,17 @@ def write_pins(root: Path, tools: Iterable[McpTool], servers: Iterable[str] = ()
         The `mcp` section as written.
 
     Raises:
-        UserError: mcp.lock_missing when `root` has no a4a.lock or it is not a mapping.
-        SpecError: when a4a.lock is not valid YAML.
+        UserError: mcp.lock_missing when `root` has no a4a.lock.
+        SpecError: lock.invalid, yaml.* or file.* when the lock is unusable (a link out of
+            the framework is refused; a link inside is replaced, never written through).
     """
-    path = root / LOCK
-    if not path.is_file():
+    lock = read_lock(root)
+    if lock is None:
+        path = root / LOCK
         raise UserError("mcp.lock_missing", f"{path} does not exist",
                         "Point at a framework directory built by `a4a build`.", path=str(path))
-    lock = load_yaml_file(path)
-    if not isinstance(lock, dict):
-        raise UserError("mcp.lock_missing", f"{path} is not a mapping",
-                        "Rebuild the framework to regenerate its lock.", path=str(path))
-    section = dict(lock.get("mcp") or {})
+    section = dict(lock.mcp)
     section.update(pin(tools, servers))
-    lock["mcp"] = {s: section[s] for s in sorted(section)}
-    # Write beside and rename, so a crash never leaves a half-written lock.
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(dump_yaml(lock), encoding="utf-8", newline="\n")
-    os.replace(tmp, path)
-    return dict(lock["mcp"])
+    mcp = {s: section[s] for s in sorted(section)}
+    write_lock(root, {**lock.raw, "mcp": mcp})
+    return mcp

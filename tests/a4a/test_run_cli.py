@@ -58,6 +58,17 @@ def test_run_errors_are_clean(triage: Path) -> None:
     assert missing.returncode == 2
 
 
+def test_local_without_the_model_says_how_to_get_it(triage: Path, tmp_path: Path) -> None:
+    env = {"A4A_ALLOW_LOCAL_LLM": "1", "A4A_HOME": str(tmp_path / "empty-home")}
+    runs = str(tmp_path / "runs.jsonl")
+    proc = a4a("run", str(triage), "Triage it.", "--llm", "local", "--out", runs, env=env)
+    assert proc.returncode == 1 and "llm.model_missing" in proc.stdout
+    assert "hint:" in proc.stdout and "a4a models pull" in proc.stdout
+    error = as_json(a4a("run", str(triage), "Triage it.", "--llm", "local", "--out", runs,
+                        "--json", env=env))["error"]
+    assert error["code"] == "llm.model_missing" and "a4a models pull" in error["hint"]
+
+
 @pytest.mark.slow
 def test_triage_runs_on_the_embedded_model(triage: Path, tmp_path: Path) -> None:
     runs = tmp_path / "local.jsonl"

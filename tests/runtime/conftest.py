@@ -1,7 +1,8 @@
-"""Fixtures of the runtime tests: sandbox workspaces and loopback fake model servers."""
+"""Fixtures of the runtime tests: sandbox workspaces, loopback fake model servers, bounds."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -46,3 +47,18 @@ def fake_server() -> Iterator[ServerFactory]:
         yield start
     for server in started:
         server.stop()
+
+
+@pytest.fixture
+def finishes() -> Callable[..., Any]:
+    """`finishes(fn)`: `fn()`'s result, failing (not hanging) when it does not return in time."""
+
+    def call(fn: Callable[[], Any], seconds: float = 60) -> Any:
+        out: list[Any] = []
+        worker = threading.Thread(target=lambda: out.append(fn()), daemon=True)
+        worker.start()
+        worker.join(seconds)
+        assert out, f"it did not return in {seconds} s"
+        return out[0]
+
+    return call

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import anyio
 import pytest
 
-from a4a.runtime import knowledge
+from a4a.runtime import knowledge, templating
 from a4a.runtime.errors import RunError
 from a4a.runtime.ir.spec import McpServer
 from a4a.runtime.loader.files import LOCK
@@ -77,7 +77,7 @@ def run(fn: Callable[[], Awaitable[T]]) -> T:
 
 
 def _children() -> set[int]:
-    """Live descendants of this process (read from /proc)."""
+    """Live descendants of this process (read from /proc), but the prompt-template worker."""
     parents: dict[int, int] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -92,7 +92,7 @@ def _children() -> set[int]:
     while frontier:
         frontier = {p for p, pp in parents.items() if pp in frontier} - out
         out |= frontier
-    return out
+    return out - {templating.worker_pid() or 0}
 
 
 def _alive(pids: set[int]) -> set[int]:
