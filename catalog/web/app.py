@@ -8,7 +8,8 @@ Routes:
   GET /api/frameworks?q=&pattern=&domain=&min_agents=&max_agents=&tool=&has_cycle=&limit=&offset=
   GET /api/frameworks/{id}      the detail JSON
   GET /static/{name}            the vendored assets (no CDN)
-Ids in URLs are hex prefixes (4 to 16 digits), checked before any lookup.
+Ids in URLs are hex prefixes (4 to 16 digits), checked before any lookup; a query of more
+than MAX_PARAMS parameters is a 400.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
 }
 FACETS_TTL_S = 10.0
+MAX_PARAMS = 32
 
 
 @dataclass(frozen=True)
@@ -93,10 +95,9 @@ class App:
     def handle(self, target: str) -> Response:
         """Answer GET `target` (path and query string)."""
         url = urlsplit(target)
-        params = {k: v[-1] for k, v in parse_qs(url.query, max_num_fields=32).items()}
         api = url.path.startswith("/api/")
         try:
-            return self._route(url.path, params)
+            return self._route(url.path, _params(url.query))
         except NotFound as err:
             return _error(404, "not found", str(err) or "Nothing lives at this address.", api)
         except BadRequest as err:
@@ -164,6 +165,15 @@ class App:
         a = self._entry(params.get("a", ""))
         b = self._entry(params.get("b", ""))
         return _html(pages.diff_page(a, b, diff_entries(a, b)))
+
+
+def _params(query: str) -> dict[str, str]:
+    """The query's parameters (the last value of each); BadRequest past MAX_PARAMS."""
+    try:
+        pairs = parse_qs(query, max_num_fields=MAX_PARAMS)
+    except ValueError as err:
+        raise BadRequest(f"at most {MAX_PARAMS} query parameters") from err
+    return {k: v[-1] for k, v in pairs.items()}
 
 
 def _int(params: dict[str, str], name: str) -> int | None:
