@@ -18,6 +18,8 @@ import json
 import re
 import threading
 import time
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -47,7 +49,8 @@ SECURITY_HEADERS = {
     "Cross-Origin-Resource-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
-FACETS_TTL_S = 10.0
+RECENT_TTL_S = 10.0  # facets, details and diffs may lag the catalog by this much
+RECENT_SIZE = 256
 MAX_PARAMS = 32
 
 
@@ -59,6 +62,30 @@ class Response:
     content_type: str
     body: bytes
     headers: dict[str, str] = field(default_factory=dict)
+
+
+class Recent:
+    """The last `size` values computed, each reused for `ttl` seconds (thread-safe)."""
+
+    def __init__(self, size: int, ttl: float) -> None:
+        self.size, self.ttl = size, ttl
+        self._items: OrderedDict[tuple[str, ...], tuple[float, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, ...], make: Callable[[], Any]) -> Any:
+        """The value for `key`, made afresh when absent or older than `ttl`."""
+        now = time.monotonic()
+        with self._lock:
+            hit = self._items.get(key)
+        if hit is not None and now - hit[0] <= self.ttl:
+            return hit[1]
+        value = make()  # outside the lock: two threads may both make it, and that is fine
+        with self._lock:
+            self._items[key] = (now, value)
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
 
 
 class NotFound(Exception):
@@ -75,7 +102,7 @@ class App:
     def __init__(self, db: Path) -> None:
         self.db = db
         self._local = threading.local()
-        self._facets: tuple[float, dict[str, list[tuple[str, int]]]] | None = None
+        self._recent = Recent(RECENT_SIZE, RECENT_TTL_S)
         Catalog(db).close()  # create or migrate once, before requests race to do it
 
     def catalog(self) -> Catalog:
@@ -87,10 +114,15 @@ class App:
 
     def facets(self) -> dict[str, list[tuple[str, int]]]:
         """Pattern and domain counts, cached a few seconds (they scan the whole catalog)."""
-        now = time.monotonic()
-        if self._facets is None or now - self._facets[0] > FACETS_TTL_S:
-            self._facets = (now, self.catalog().facets())
-        return self._facets[1]
+        facets: dict[str, list[tuple[str, int]]] = self._recent.get(
+            ("facets",), lambda: self.catalog().facets())
+        return facets
+
+    def detail(self, entry: Entry) -> dict[str, Any]:
+        """framework_detail, cached a few seconds (it loads and validates the directory)."""
+        data: dict[str, Any] = self._recent.get(
+            ("detail", entry.id), lambda: framework_detail(self.catalog(), entry))
+        return data
 
     def handle(self, target: str) -> Response:
         """Answer GET `target` (path and query string)."""
@@ -124,7 +156,7 @@ class App:
             case ["api", "frameworks"]:
                 return self._api_list(params)
             case ["api", "frameworks", ref]:
-                return _json(framework_detail(self.catalog(), self._entry(ref)))
+                return _json(self.detail(self._entry(ref)))
             case ["static", name] if name in STATIC:
                 body = resources.files("a4a.catalog.web").joinpath("static", name).read_bytes()
                 return Response(200, STATIC[name], body)
@@ -149,7 +181,7 @@ class App:
 
     def _framework(self, ref: str) -> Response:
         entry = self._entry(ref)
-        return _html(pages.framework_page(framework_detail(self.catalog(), entry)))
+        return _html(pages.framework_page(self.detail(entry)))
 
     def _file(self, ref: str, rel: str) -> Response:
         entry = self._entry(ref)
@@ -164,7 +196,8 @@ class App:
     def _diff(self, params: dict[str, str]) -> Response:
         a = self._entry(params.get("a", ""))
         b = self._entry(params.get("b", ""))
-        return _html(pages.diff_page(a, b, diff_entries(a, b)))
+        diff = self._recent.get(("diff", a.id, b.id), lambda: diff_entries(a, b))
+        return _html(pages.diff_page(a, b, diff))
 
 
 def _params(query: str) -> dict[str, str]:

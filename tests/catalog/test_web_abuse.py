@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from a4a.catalog.store import Catalog
-from a4a.catalog.web.app import App
+from a4a.catalog.web.app import App, Recent
 from a4a.catalog.web.server import CatalogServer, Limits, serve_in_thread
 from tests.catalog.conftest import Built
 
@@ -160,3 +160,15 @@ def test_a_hard_link_out_of_the_framework_is_refused(catalog: Catalog, tmp_path:
     response = app.handle("/f/feedfacefeedface/file/README.md")
     assert response.status == 404 and b"top secret" not in response.body
     assert app.handle("/f/feedfacefeedface/file/framework.yaml").status == 200
+
+
+def test_recent_values_are_reused_and_bounded() -> None:
+    made: list[str] = []
+    recent = Recent(size=2, ttl=60.0)
+
+    def make(key: str) -> Callable[[], str]:
+        return lambda: made.append(key) or key
+
+    assert [recent.get((k,), make(k)) for k in ("a", "a", "b", "c", "a")] == list("aabca")
+    assert made == ["a", "b", "c", "a"]  # "a" was evicted by "c", the oldest of three
+    assert Recent(size=2, ttl=0.0).get(("x",), make("x")) == "x"
