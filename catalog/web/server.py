@@ -198,6 +198,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(self.app.handle(self.path), head)
 
     def _send(self, response: Response, head: bool) -> None:
+        # The parser marks a request it could not read (or a bare `GET /`) as HTTP/0.9, for
+        # which the stdlib would send the body alone: every answer here has a status line.
+        self.request_version = "HTTP/1.0"
         self.send_response(response.status)
         headers = {**SECURITY_HEADERS, "Content-Type": response.content_type,
                    "Content-Length": str(len(response.body)), **response.headers}

@@ -172,3 +172,11 @@ def test_recent_values_are_reused_and_bounded() -> None:
     assert [recent.get((k,), make(k)) for k in ("a", "a", "b", "c", "a")] == list("aabca")
     assert made == ["a", "b", "c", "a"]  # "a" was evicted by "c", the oldest of three
     assert Recent(size=2, ttl=0.0).get(("x",), make("x")) == "x"
+
+
+@pytest.mark.parametrize("raw", [b"GET\r\n\r\n", b"\x00\xff\xfe garbage\r\n\r\n",
+                                 b"GET / HTTP/9.9\r\n\r\n"])
+def test_malformed_requests_get_a_status_line_and_the_headers(server: CatalogServer,
+                                                              raw: bytes) -> None:
+    answer = _exchange(server, raw)
+    assert _status(answer) in (400, 505) and b"Content-Security-Policy" in answer
