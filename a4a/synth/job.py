@@ -104,6 +104,8 @@ def synthesize(out: str | Path, config: SynthConfig | None = None, *, resume: bo
         A4AError: io.* when the disk refuses a write (read-only, full).
     """
     root = Path(out)
+    if config is not None:
+        check_model(config.llm)  # before the folder is made, so the same command can be re-run
     try:
         cfg = open_job(root, config, resume)
         with hold(root / "work"):
@@ -114,7 +116,7 @@ def synthesize(out: str | Path, config: SynthConfig | None = None, *, resume: bo
 
 
 def _synthesize(root: Path, cfg: SynthConfig, opts: SynthOptions) -> dict[str, Any]:
-    check_model(cfg.llm)
+    check_model(cfg.llm)  # a resumed batch's stored model
     engine = make_engine(opts.engine, opts.workers, opts.address)
     work = root / "work"
     batch = Batch(root, cfg, opts, engine, Journal(work / "builds.jsonl"),
