@@ -227,7 +227,7 @@ def export(out: Annotated[Path, typer.Argument(help="Bundle file to write (.zip)
 @app.command("import")
 def import_(bundle: Annotated[Path, typer.Argument(help="A bundle from `a4a catalog export`.")],
             as_json: JsonOpt = False) -> None:
-    """Unpack a bundle under $A4A_HOME/frameworks and register what passes every check."""
+    """Unpack a bundle under $A4A_HOME/frameworks and register it: whole, or nothing."""
 
     def run() -> int:
         from a4a.catalog.bundle import import_bundle

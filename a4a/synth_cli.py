@@ -112,6 +112,8 @@ def _progress(show: bool) -> Iterator[Any]:
 def _summary(out: Path, report: dict[str, Any]) -> None:
     req, runs, filt = report["requests"], report["runs"], report["filter"]
     wanted = report["config"]["n"]
+    for line in report.get("warnings", []):
+        typer.echo(f"warning: {line}", err=True)
     if not report["config"]["manifest"] and req["environments"] < wanted:
         typer.echo(f"warning: only {req['environments']} of {wanted} environments after "
                    f"{req['drawn']} requests (see requests.yaml for why)", err=True)

@@ -3,15 +3,22 @@
 Layout: `manifest.json` (format, and per framework its id, source and creation time) and
 `frameworks/<id>/<file>` for every file its a4a.lock lists. Import trusts nothing in a
 bundle: every file must be listed by its lock and match its hash, the id is recomputed from
-the files, sizes are capped before reading, and files are written one by one under the
-destination (never `extractall`); the entry is then derived afresh from the files.
+the files, sizes are capped before reading, and files are written one by one (never
+`extractall`); the entry is then derived afresh from the files. A bundle is imported whole or
+not at all: one bad member (encrypted, corrupt, nested too deep, a name that escapes, a
+mismatch) rejects it with nothing written or registered.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import os
+import shutil
+import tempfile
 import zipfile
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +35,12 @@ from a4a.runtime.loader.yamlio import load_yaml_text
 FORMAT = "a4a-catalog-bundle/1"
 MAX_FRAMEWORK_BYTES = 20_000_000
 MAX_MANIFEST_BYTES = 50_000_000
+MAX_MEMBERS = 100_000
+# What zipfile raises for a member it cannot read: corrupt data or CRC (BadZipFile, zlib.error,
+# EOFError), encryption (RuntimeError), an unknown compression (NotImplementedError); and
+# what JSON raises for a manifest that is not JSON or nested too deep.
+_UNREADABLE = (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError,
+               ValueError, RecursionError)
 
 
 @dataclass
@@ -71,49 +84,95 @@ def export_bundle(entries: Iterable[Entry], out: Path) -> BundleReport:
 
 
 def import_bundle(catalog: Catalog, bundle: Path, dest: Path) -> BundleReport:
-    """Unpack the frameworks of `bundle` under `dest/<id>/` and register them.
+    """Unpack the frameworks of `bundle` under `dest/<id>/` and register them: all or none.
 
-    Raises CatalogError when the file is not a bundle; a framework that fails a check is
-    skipped and reported, the others still land.
+    Every framework is checked and unpacked into a staging folder under `dest` first; only
+    when all pass are they moved into place and registered.
+
+    Raises:
+        CatalogError: `catalog.bundle_invalid` when the file is not a bundle or any member
+            fails a check (encrypted, corrupt, too large, too deep, a path that escapes, a
+            hash or id that does not match); nothing is then written or registered.
+        A4AError: io.* when the file system refuses a write.
     """
     report = BundleReport(str(bundle))
     try:
         zf = zipfile.ZipFile(bundle)
-    except (OSError, zipfile.BadZipFile) as err:
-        raise CatalogError("catalog.bundle_invalid", f"{bundle} is not a bundle: {err}",
-                           "Pass a file written by `a4a catalog export`.") from err
-    with zf:
-        for item in _manifest(zf, bundle):
-            fid = item["id"]
-            try:
-                files = _framework_files(zf, fid)
-                root = dest / fid
-                write_files(root, files)
-                entry = entry_from_dir(root, source="import", created=item["created"])
-            except A4AError as err:
-                report.skipped[fid] = err.message
-                continue
-            (report.added if catalog.add(entry) else report.existing).append(fid)
+    except (OSError, zipfile.BadZipFile, ValueError) as err:
+        raise _invalid(f"{bundle} is not a bundle: {err}") from err
+    dest.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".import-", dir=dest))
+    try:
+        with zf:
+            _check_members(zf, bundle)
+            entries = [_stage(zf, item, staging, bundle) for item in _manifest(zf, bundle)]
+        for entry in entries:
+            final = dest / entry.id
+            if final.exists():  # an earlier import of the same files: replaced whole
+                os.replace(final, staging / f".old-{entry.id}")
+            os.replace(staging / entry.id, final)
+            entry = dataclasses.replace(entry, path=str(final.resolve()))
+            (report.added if catalog.add(entry) else report.existing).append(entry.id)
+    except OSError as err:
+        raise fsaccess.os_error(err) from err
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return report
 
 
+def _invalid(message: str) -> CatalogError:
+    return CatalogError("catalog.bundle_invalid", message, "Nothing was imported. Re-export "
+                        "the frameworks from a trusted catalog with `a4a catalog export`.")
+
+
+def _check_members(zf: zipfile.ZipFile, bundle: Path) -> None:
+    """Refuse the bundle whole for an encrypted member, one too many, or an unsafe name."""
+    infos = zf.infolist()
+    if len(infos) > MAX_MEMBERS:
+        raise _invalid(f"{bundle} has {len(infos)} members (at most {MAX_MEMBERS})")
+    for info in infos:
+        name = info.filename
+        if info.flag_bits & 0x1:
+            raise _invalid(f"{bundle}: {name} is encrypted")
+        rel = name.removeprefix("frameworks/").partition("/")[2]
+        framework_file = name.startswith("frameworks/") and (is_safe_rel(rel) or info.is_dir())
+        if (name != "manifest.json" and not framework_file) or ".." in name.split("/"):
+            raise _invalid(f"{bundle}: member {name[:200]!r} is not a framework file")
+
+
+def _stage(zf: zipfile.ZipFile, item: dict[str, Any], staging: Path, bundle: Path) -> Entry:
+    """Check framework `item` and unpack it under `staging`; its entry (path to be moved)."""
+    fid = item["id"]
+    try:
+        files = _framework_files(zf, fid)
+        write_files(staging / fid, files)
+        return entry_from_dir(staging / fid, source="import", created=item["created"])
+    except _UNREADABLE as err:
+        raise _invalid(f"{bundle}: framework {fid} cannot be read ({err})") from err
+    except A4AError as err:
+        if err.code.startswith("io."):
+            raise
+        raise _invalid(f"{bundle}: framework {fid}: {err.message}") from err
+
+
 def _manifest(zf: zipfile.ZipFile, bundle: Path) -> list[dict[str, Any]]:
-    bad = CatalogError("catalog.bundle_invalid", f"{bundle} has no usable manifest.json",
-                       "Pass a file written by `a4a catalog export`.")
+    bad = _invalid(f"{bundle} has no usable manifest.json")
     try:
         info = zf.getinfo("manifest.json")
         if info.file_size > MAX_MANIFEST_BYTES:
             raise bad
         data = json.loads(zf.read(info))
-    except (KeyError, ValueError, zipfile.BadZipFile) as err:
+    except (KeyError, *_UNREADABLE) as err:
         raise bad from err
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(
             data.get("frameworks"), list):
         raise bad
     out = []
+    seen: set[str] = set()
     for item in data["frameworks"]:
         if (isinstance(item, dict) and isinstance(item.get("id"), str)
-                and FRAMEWORK_ID.fullmatch(item["id"])):
+                and FRAMEWORK_ID.fullmatch(item["id"]) and item["id"] not in seen):
+            seen.add(item["id"])
             created = item.get("created")
             if not isinstance(created, int | float) or not 0 <= created < 1e11:
                 created = None  # then the import time stands in

@@ -1,12 +1,14 @@
 """Safe access to the files of a framework directory: only what its a4a.lock lists, only inside.
 
 Every file the catalog reads from a framework (the CLI, the web UI, bundles) is one its lock
-lists, read through `fsaccess` (a regular file inside the framework, size-capped), so an
-id, a URL or a bundle can never name a file outside the framework.
+lists, read through `fsaccess` (a regular file inside the framework after resolving links,
+size-capped) and never a hard link (a second name of a file that may live anywhere on the
+same disk), so an id, a URL or a bundle can never name a file outside the framework.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from a4a.runtime.errors import CatalogError, SpecError
@@ -39,14 +41,27 @@ def read_lock(root: Path) -> dict[str, str]:
 def read_text(root: Path, rel: str, listed: dict[str, str]) -> str | None:
     """Text of a listed file (None when absent, unreadable, not UTF-8 or over the size cap).
 
-    Read through `fsaccess`: a regular file inside the framework, its size checked first.
+    Read through `fsaccess`: a regular file inside the framework, its size checked first;
+    a file with more than one name (a hard link) counts as absent, checked before and after.
     """
     if rel not in listed or not is_safe_rel(rel):
         return None
     try:
-        return fsaccess.read_text(rel, root=root, max_bytes=MAX_FILE_BYTES)
-    except SpecError:
+        path = fsaccess.confine(root, rel)
+        before = _single_name(path)
+        text = fsaccess.read_text(path, root=root, max_bytes=MAX_FILE_BYTES)
+    except (SpecError, OSError):
         return None
+    return text if before is not None and before == _single_name(path) else None
+
+
+def _single_name(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of a file with one name, else None (a hard link, or gone)."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if st.st_nlink == 1 else None
 
 
 def read_framework_files(root: Path) -> dict[str, str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from a4a.runtime.errors import UserError
+from a4a.runtime.loader import fsaccess
 
 JOB = "job.json"
 Progress = Callable[[str, int, int], None]
@@ -109,8 +110,5 @@ def open_job(out: Path, config: SynthConfig | None, resume: bool) -> SynthConfig
                         "Pass a new folder with --out.")
     config = config or SynthConfig()
     out.mkdir(parents=True, exist_ok=True)
-    tmp = job.with_name(JOB + ".tmp")
-    tmp.write_text(json.dumps(config.to_dict(), indent=2, sort_keys=True) + "\n",
-                   encoding="utf-8")
-    tmp.replace(job)
+    fsaccess.write_text(job, json.dumps(config.to_dict(), indent=2, sort_keys=True) + "\n")
     return config

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from a4a.generator.requests import Request
+from a4a.runtime.loader import fsaccess
 from a4a.runtime.loader.yamlio import dump_yaml
 from a4a.synth import report, units
 from a4a.synth.job import Batch, run_ids
@@ -86,9 +87,7 @@ def _export(folder: Path, kept: Sequence[dict[str, Any]], formats: Sequence[str]
 
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    fsaccess.write_text(path, text)
 
 
 def _write_lines(path: Path, rows: Iterable[dict[str, Any]]) -> None:

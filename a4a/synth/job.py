@@ -20,7 +20,10 @@ from typing import Any
 
 from a4a.generator.requests import Request, load_manifest, synthesize_requests
 from a4a.runtime.batch.journal import Journal
+from a4a.runtime.batch.lock import hold
 from a4a.runtime.engine.trace import run_id
+from a4a.runtime.errors import LLMError
+from a4a.runtime.loader import fsaccess
 from a4a.synth import units
 from a4a.synth.config import SynthConfig, SynthOptions, open_job
 from a4a.synth.engines import Engine, make_engine
@@ -70,6 +73,13 @@ class Batch:
         return units.tasks_id(build["framework_id"], self.config.tasks_per_env,
                               self.config.seed)
 
+    def warnings(self) -> list[str]:
+        """What opening the journals repaired: lines dropped, whose units ran again."""
+        return [f"{j.path}: unreadable line(s) {', '.join(map(str, j.dropped))} dropped; "
+                "their units were done again"
+                for j in (self.builds, self.tasks, self.runs, self.judged)
+                if j is not None and j.dropped]
+
     def tick(self, stage: str, done: int, total: int) -> None:
         """Report progress, summed over the rounds of a stage."""
         base, last = self._rounds.get(stage, (0, 0))
@@ -84,12 +94,29 @@ def synthesize(out: str | Path, config: SynthConfig | None = None, *, resume: bo
                options: SynthOptions | None = None) -> dict[str, Any]:
     """Run (or resume) a batch into `out`; returns its report (also written to report.json).
 
+    The batch's `work/` folder is locked for the whole call (two processes never work on one
+    batch); the report's `warnings` list journal lines that were unreadable and dropped.
+
     Raises:
-        UserError: unusable settings or folder (see `open_job`), an unknown engine or model.
+        UserError: unusable settings or folder (see `open_job`), an unknown engine or model,
+            `batch.locked` while another process works on the batch.
+        LLMError: `llm.model_missing` for `--llm local` (or a model folder) with no model.
+        A4AError: io.* when the disk refuses a write (read-only, full).
     """
     root = Path(out)
-    cfg = open_job(root, config, resume)
-    opts = options or SynthOptions()
+    if config is not None:
+        check_model(config.llm)  # before the folder is made, so the same command can be re-run
+    try:
+        cfg = open_job(root, config, resume)
+        with hold(root / "work"):
+            # Again under the lock: another process may have started this batch meanwhile.
+            return _synthesize(root, open_job(root, cfg, resume=True), options or SynthOptions())
+    except OSError as err:
+        raise fsaccess.os_error(err) from err
+
+
+def _synthesize(root: Path, cfg: SynthConfig, opts: SynthOptions) -> dict[str, Any]:
+    check_model(cfg.llm)  # a resumed batch's stored model
     engine = make_engine(opts.engine, opts.workers, opts.address)
     work = root / "work"
     batch = Batch(root, cfg, opts, engine, Journal(work / "builds.jsonl"),
@@ -112,7 +139,27 @@ def synthesize(out: str | Path, config: SynthConfig | None = None, *, resume: bo
             batch.catalog.close()
     from a4a.synth.finish import finish
 
-    return finish(batch, requests, envs)
+    return {**finish(batch, requests, envs), "warnings": batch.warnings()}
+
+
+def check_model(llm: str) -> None:
+    """Fail before any work when the runs need a local model that is not there.
+
+    Raises:
+        LLMError: `llm.model_missing`, with how to get the embedded model.
+    """
+    if llm != "local" and not Path(llm).is_dir():
+        return
+    from a4a.runtime.llm import models
+
+    folder = models.model_dir() if llm == "local" else Path(llm)
+    if (folder / "config.json").is_file():
+        return
+    hint = ("Run `a4a models pull` to fetch the embedded model (SmolLM2-135M-Instruct), or "
+            "pick another --llm (oracle, openai:<model>).") if llm == "local" else (
+            "Point --llm at a folder `a4a train` or `a4a models pull` wrote.")
+    raise LLMError("llm.model_missing", f"--llm {llm}: no model at {folder}", hint,
+                   path=str(folder))
 
 
 def _timed(batch: Batch, stage: str, fn: Any) -> Any:

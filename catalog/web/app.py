@@ -8,7 +8,8 @@ Routes:
   GET /api/frameworks?q=&pattern=&domain=&min_agents=&max_agents=&tool=&has_cycle=&limit=&offset=
   GET /api/frameworks/{id}      the detail JSON
   GET /static/{name}            the vendored assets (no CDN)
-Ids in URLs are hex prefixes (4 to 16 digits), checked before any lookup.
+Ids in URLs are hex prefixes (4 to 16 digits), checked before any lookup; a query of more
+than MAX_PARAMS parameters is a 400.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import json
 import re
 import threading
 import time
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -46,7 +49,9 @@ SECURITY_HEADERS = {
     "Cross-Origin-Resource-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
-FACETS_TTL_S = 10.0
+RECENT_TTL_S = 10.0  # facets, details and diffs may lag the catalog by this much
+RECENT_SIZE = 256
+MAX_PARAMS = 32
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,30 @@ class Response:
     content_type: str
     body: bytes
     headers: dict[str, str] = field(default_factory=dict)
+
+
+class Recent:
+    """The last `size` values computed, each reused for `ttl` seconds (thread-safe)."""
+
+    def __init__(self, size: int, ttl: float) -> None:
+        self.size, self.ttl = size, ttl
+        self._items: OrderedDict[tuple[str, ...], tuple[float, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, ...], make: Callable[[], Any]) -> Any:
+        """The value for `key`, made afresh when absent or older than `ttl`."""
+        now = time.monotonic()
+        with self._lock:
+            hit = self._items.get(key)
+        if hit is not None and now - hit[0] <= self.ttl:
+            return hit[1]
+        value = make()  # outside the lock: two threads may both make it, and that is fine
+        with self._lock:
+            self._items[key] = (now, value)
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
 
 
 class NotFound(Exception):
@@ -73,7 +102,7 @@ class App:
     def __init__(self, db: Path) -> None:
         self.db = db
         self._local = threading.local()
-        self._facets: tuple[float, dict[str, list[tuple[str, int]]]] | None = None
+        self._recent = Recent(RECENT_SIZE, RECENT_TTL_S)
         Catalog(db).close()  # create or migrate once, before requests race to do it
 
     def catalog(self) -> Catalog:
@@ -85,18 +114,22 @@ class App:
 
     def facets(self) -> dict[str, list[tuple[str, int]]]:
         """Pattern and domain counts, cached a few seconds (they scan the whole catalog)."""
-        now = time.monotonic()
-        if self._facets is None or now - self._facets[0] > FACETS_TTL_S:
-            self._facets = (now, self.catalog().facets())
-        return self._facets[1]
+        facets: dict[str, list[tuple[str, int]]] = self._recent.get(
+            ("facets",), lambda: self.catalog().facets())
+        return facets
+
+    def detail(self, entry: Entry) -> dict[str, Any]:
+        """framework_detail, cached a few seconds (it loads and validates the directory)."""
+        data: dict[str, Any] = self._recent.get(
+            ("detail", entry.id), lambda: framework_detail(self.catalog(), entry))
+        return data
 
     def handle(self, target: str) -> Response:
         """Answer GET `target` (path and query string)."""
         url = urlsplit(target)
-        params = {k: v[-1] for k, v in parse_qs(url.query, max_num_fields=32).items()}
         api = url.path.startswith("/api/")
         try:
-            return self._route(url.path, params)
+            return self._route(url.path, _params(url.query))
         except NotFound as err:
             return _error(404, "not found", str(err) or "Nothing lives at this address.", api)
         except BadRequest as err:
@@ -123,7 +156,7 @@ class App:
             case ["api", "frameworks"]:
                 return self._api_list(params)
             case ["api", "frameworks", ref]:
-                return _json(framework_detail(self.catalog(), self._entry(ref)))
+                return _json(self.detail(self._entry(ref)))
             case ["static", name] if name in STATIC:
                 body = resources.files("a4a.catalog.web").joinpath("static", name).read_bytes()
                 return Response(200, STATIC[name], body)
@@ -148,7 +181,7 @@ class App:
 
     def _framework(self, ref: str) -> Response:
         entry = self._entry(ref)
-        return _html(pages.framework_page(framework_detail(self.catalog(), entry)))
+        return _html(pages.framework_page(self.detail(entry)))
 
     def _file(self, ref: str, rel: str) -> Response:
         entry = self._entry(ref)
@@ -163,7 +196,17 @@ class App:
     def _diff(self, params: dict[str, str]) -> Response:
         a = self._entry(params.get("a", ""))
         b = self._entry(params.get("b", ""))
-        return _html(pages.diff_page(a, b, diff_entries(a, b)))
+        diff = self._recent.get(("diff", a.id, b.id), lambda: diff_entries(a, b))
+        return _html(pages.diff_page(a, b, diff))
+
+
+def _params(query: str) -> dict[str, str]:
+    """The query's parameters (the last value of each); BadRequest past MAX_PARAMS."""
+    try:
+        pairs = parse_qs(query, max_num_fields=MAX_PARAMS)
+    except ValueError as err:
+        raise BadRequest(f"at most {MAX_PARAMS} query parameters") from err
+    return {k: v[-1] for k, v in pairs.items()}
 
 
 def _int(params: dict[str, str], name: str) -> int | None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import shutil
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -66,20 +68,71 @@ def test_hostile_bundles_land_nothing(tmp_path: Path, case: str) -> None:
     elif case == "not_utf8":
         files = {"framework.yaml": b"\xff\xfe"}
     bundle = _bundle(tmp_path / "evil.zip", fid, files, lock)
-    dest = tmp_path / "home" / "frameworks"
-    with Catalog(tmp_path / "home" / "catalog.db") as cat:
-        report = import_bundle(cat, bundle, dest)
-        assert report.added == [] and fid in report.skipped
-        assert cat.count() == 0
+    _rejected_whole(bundle, tmp_path / "home")
     assert not list(tmp_path.rglob("evil.txt"))
-    assert not (dest / fid).exists()
+
+
+def _rejected_whole(bundle: Path, home: Path) -> str:
+    """Import `bundle` into a fresh catalog under `home`; it must fail and leave nothing."""
+    dest = home / "frameworks"
+    with Catalog(home / "catalog.db") as cat:
+        with pytest.raises(CatalogError) as err:
+            import_bundle(cat, bundle, dest)
+        assert err.value.code == "catalog.bundle_invalid" and "Nothing was imported" in (
+            err.value.hint)
+        assert cat.count() == 0
+    assert not dest.exists() or list(dest.iterdir()) == []
+    return err.value.message
 
 
 def test_oversized_member_is_refused(tmp_path: Path) -> None:
     fid = "00000000000000bb"
     bundle = _bundle(tmp_path / "big.zip", fid, {"framework.yaml": b"a" * 1_500_000}, None)
-    with Catalog(tmp_path / "c.db") as cat:
-        assert "too large" in import_bundle(cat, bundle, tmp_path / "d").skipped[fid]
+    assert "too large" in _rejected_whole(bundle, tmp_path / "home")
+
+
+def _rewrite(src: Path, out: Path, change: Callable[[zipfile.ZipInfo, bytes], bytes]) -> Path:
+    """A copy of the bundle `src` with each member's data passed through `change`."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            zout.writestr(info, change(info, zin.read(info)))
+    return out
+
+
+@pytest.mark.parametrize("case", ["one_bad_framework", "encrypted", "corrupt", "deep_manifest",
+                                  "escaping_member"])
+def test_a_bundle_with_one_bad_member_lands_nothing(tmp_path: Path, catalog: Catalog,
+                                                     built: dict[str, Built], case: str) -> None:
+    good = export_bundle(catalog.entries(), tmp_path / "good.zip")
+    assert len(good.added) == len(built)
+    victim = f"frameworks/{built['loop'].entry.id}/framework.yaml"
+    bad = tmp_path / "bad.zip"
+    if case == "one_bad_framework":  # the other frameworks are fine, and must not land either
+        _rewrite(tmp_path / "good.zip", bad,
+                 lambda i, d: d + b"# edited\n" if i.filename == victim else d)
+    elif case == "deep_manifest":
+        _rewrite(tmp_path / "good.zip", bad,
+                 lambda i, d: b"[" * 100_000 if i.filename == "manifest.json" else d)
+    elif case == "escaping_member":
+        shutil.copy(tmp_path / "good.zip", bad)
+        with zipfile.ZipFile(bad, "a") as zf:
+            zf.writestr("frameworks/../../evil.txt", "owned")
+    else:
+        shutil.copy(tmp_path / "good.zip", bad)
+        data = bytearray(bad.read_bytes())
+        with zipfile.ZipFile(bad) as zf:
+            info = zf.getinfo(victim)
+        if case == "encrypted":  # the general-purpose flag's encryption bit, local and central
+            data[info.header_offset + 6] |= 1
+            central_name = data.index(victim.encode(), info.header_offset + 30 + len(victim))
+            data[central_name - 46 + 8] |= 1
+        else:  # flip bytes in the middle of the compressed data
+            start = info.header_offset + 30 + len(info.filename) + 10
+            data[start:start + 8] = bytes(b ^ 0xFF for b in data[start:start + 8])
+        bad.write_bytes(bytes(data))
+    message = _rejected_whole(bad, tmp_path / "other")
+    assert str(bad) in message
+    assert not list(tmp_path.rglob("evil.txt"))
 
 
 @pytest.mark.parametrize("content", [b"not a zip", None])
