@@ -49,6 +49,7 @@ STAGE = "/sandbox/stage.py"
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # The only host file under /etc the code sees: the loader cache, so ctypes finds libraries.
 _ETC_FILES = ("/etc/ld.so.cache",)
+_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
 _ENV = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8"}
 _MB = 1024 * 1024
 # Time the stage gets past the code's own limit to kill it and copy the workspace back.
@@ -160,8 +161,12 @@ class BubblewrapSandbox:
         for path in _ETC_FILES:
             if os.path.exists(path):
                 binds.ro(path)
+        # Only the nodes the inner bwrap's own /dev binds: a full `--dev` here would keep
+        # an unprivileged stage from mounting its tmpfs.
+        devices = ["--perms", "0755", "--dir", "/dev",
+                   *(arg for name in _DEVICES for arg in ("--dev-bind", name, name))]
         return [*args, *binds.args,
-                "--proc", "/proc", "--dev", "/dev", "--dir", stage.TMP, "--dir", WORKSPACE,
+                "--proc", "/proc", *devices, "--dir", stage.TMP, "--dir", WORKSPACE,
                 "--perms", "0755", "--dir", os.path.dirname(SCRIPT),
                 "--perms", "0444", "--ro-bind-data", str(code_fd), SCRIPT,
                 "--perms", "0444", "--ro-bind-data", str(stage_fd), STAGE]

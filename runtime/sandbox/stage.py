@@ -110,7 +110,7 @@ def _prepare(libc: ctypes.CDLL, config: dict[str, Any]) -> tuple[int, int]:
 
 def _mount_tmpfs(libc: ctypes.CDLL, target: str, size: int, inodes: int, uid: int | None,
                  mode: int) -> None:
-    owner = uid if uid is not None else 0
+    owner = uid if uid is not None else os.getuid()
     options = f"size={size},nr_inodes={inodes},mode={mode:o},uid={owner},gid={owner}"
     if libc.mount(b"tmpfs", target.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV,
                   options.encode()) != 0:
