@@ -488,25 +488,31 @@ def test_a_full_workspace_reads_as_the_disk_limit(sandbox: Sandbox, workspace: P
     assert result.limit_hit == DISK
 
 
-def test_sparse_files_stay_sparse_on_the_host(sandbox: Sandbox, workspace: Path) -> None:
-    body = ("for i in range(40):\n"
-            "    with open(f's{i}', 'wb') as f:\n"
-            "        f.truncate(4 << 20); f.seek(1 << 20); f.write(b'x')\n")
-    result = probe(sandbox, workspace, body, SMALL_DISK)
-    assert result.exit_code == 0, result.stderr
-    assert (workspace / "s0").stat().st_size == 4 << 20
-    assert (workspace / "s0").read_bytes()[1 << 20] == ord("x")
-    assert _host_usage(workspace)[0] <= 8 << 20
+MULTIPLIERS = [
+    # (label, code, a file that must read back, how many bytes it holds)
+    ("sparse-files", "for i in range(40):\n"
+                     "    with open(f's{i}', 'wb') as f:\n"
+                     "        f.truncate(4 << 20); f.seek(1 << 20); f.write(b'x')\n",
+     "s39", 4 << 20),
+    ("hard-links", "write('big', b'0' * (3 << 20))\n"
+                   "for i in range(150):\n"
+                   "    os.link('big', f'link{i}')\n", "link149", 3 << 20),
+]
 
 
-def test_hard_links_are_not_multiplied_on_the_host(sandbox: Sandbox, workspace: Path) -> None:
-    body = ("write('big', b'0' * (3 << 20))\n"
-            "for i in range(150):\n"
-            "    os.link('big', f'link{i}')\n")
-    result = probe(sandbox, workspace, body, SMALL_DISK)
+@pytest.mark.parametrize(("label", "code", "name", "size"), MULTIPLIERS,
+                         ids=[m[0] for m in MULTIPLIERS])
+def test_copy_back_never_multiplies_bytes_on_the_host(sandbox: Sandbox, workspace: Path,
+                                                     label: str, code: str, name: str,
+                                                     size: int) -> None:
+    result = probe(sandbox, workspace, code, SMALL_DISK)
     assert result.exit_code == 0, result.stderr
-    assert (workspace / "link149").stat().st_ino == (workspace / "big").stat().st_ino
+    assert (workspace / name).stat().st_size == size
     assert _host_usage(workspace)[0] <= 8 << 20
+    if label == "hard-links":
+        assert (workspace / name).stat().st_ino == (workspace / "big").stat().st_ino
+    else:
+        assert (workspace / name).read_bytes()[1 << 20] == ord("x")
 
 
 def test_a_workspace_over_the_cap_is_refused_untouched(sandbox: Sandbox,
@@ -549,13 +555,19 @@ def test_memory_no_rlimit_counts_is_refused(sandbox: Sandbox, workspace: Path, l
 
 
 def test_memfd_cannot_hold_memory_past_the_limit(sandbox: Sandbox, workspace: Path) -> None:
-    body = ("def hog():\n"
-            "    fds = [os.memfd_create(f'm{i}') for i in range(10)]\n"
-            "    for fd in fds:\n"
-            "        for _ in range(8):\n"
-            "            os.write(fd, b'0' * (8 << 20))\n"
-            "attempt('memfd-hog', hog)\n")
-    assert_blocked(probe(sandbox, workspace, body, SandboxLimits(timeout_s=20, memory_mb=64)))
+    body = ("held = 0\n"
+            "def hog():\n"
+            "    global held\n"
+            "    chunk = b'0' * (4 << 20)\n"
+            "    for i in range(40):\n"
+            "        fd = os.memfd_create(f'm{i}')\n"
+            "        for _ in range(4):\n"
+            "            os.write(fd, chunk); held += len(chunk)\n"
+            "attempt('memfd-hog', hog)\n"
+            "print('held', held >> 20)\n")
+    result = probe(sandbox, workspace, body, SandboxLimits(timeout_s=20, memory_mb=128))
+    assert_blocked(result)
+    assert int(result.stdout.split("held")[-1]) < 128
 
 
 # -- what the code can read about the host --------------------------------------------------
