@@ -3,12 +3,13 @@
 Two bwrap processes are nested, with a trusted stage between them:
 
 - the outer one builds the file system view (read-only /usr and Python prefix, a private
-  /proc and /dev, the script) and new PID and network namespaces; run as root it needs no
-  user namespace. It reads its arguments from a descriptor (`--args`), so its command
-  line, readable in the sandbox as PID 1's, names no host path;
-- the stage (`stage.py`) mounts the workspace and /tmp as tmpfs capped in bytes and inodes,
-  copies the host workspace in through a descriptor (the host directory is never mounted,
-  so mountinfo shows no host path), runs the rest, and copies the result back;
+  /proc, the device nodes, the script) and new PID and network namespaces; run as root it
+  needs no user namespace. It reads its arguments from a descriptor (`--args`), so its
+  command line names no host path;
+- the stage (`stage.py`, PID 1 of the sandbox) mounts the workspace and /tmp as tmpfs
+  capped in bytes and inodes, copies the host workspace in through a descriptor (the host
+  directory is never mounted, so mountinfo shows no host path), runs the rest, and copies
+  the result back;
 - when the runtime is root, `setpriv` then drops to an unprivileged uid, because the kernel
   never enforces RLIMIT_NPROC on uid 0, not even inside a user namespace;
 - the inner one, unprivileged, adds the user, IPC and UTS namespaces, forbids further user
@@ -145,7 +146,10 @@ class BubblewrapSandbox:
 
     def _outer(self, tools: _Tools, code_fd: int, stage_fd: int) -> list[str]:
         """The file system view, PID and network namespaces (see the module docstring)."""
-        args = ["--unshare-pid", "--unshare-net", "--die-with-parent", "--clearenv"]
+        # The stage is PID 1 of the sandbox: the kernel drops every signal its processes
+        # send it, which an unprivileged runtime's stage (same uid as the code) needs.
+        args = ["--unshare-pid", "--as-pid-1", "--unshare-net", "--die-with-parent",
+                "--clearenv"]
         if not self.as_root:
             # An unprivileged bwrap needs a user namespace to mount anything, and the stage
             # needs its capabilities there to mount the capped tmpfs.

@@ -1,6 +1,7 @@
 """The stage: the trusted first process inside the outer sandbox (standard library only).
 
-It runs privileged in the outer namespaces, before and after the code:
+It runs privileged in the outer namespaces as their PID 1 (so no process of the code can
+signal it, and it reaps their orphans), before and after the code:
 
 1. mounts the workspace and /tmp as tmpfs capped in bytes and in inodes;
 2. copies the host workspace in, through a directory descriptor the runtime passed (the
@@ -135,7 +136,7 @@ def _run(libc: ctypes.CDLL, config: dict[str, Any]) -> tuple[int, bool]:
 
 
 def _kill_all() -> None:
-    """Kill every process of the sandbox but its PID 1 and the stage, and wait for it."""
+    """Kill every process of the sandbox but the stage (its PID 1), and reap them."""
     me = os.getpid()
     deadline = time.monotonic() + _REAP_S
     while time.monotonic() < deadline:

@@ -655,12 +655,15 @@ def _python_prefix_roots() -> list[str]:
 
 
 def test_the_stage_cannot_be_traced_or_read(sandbox: Sandbox, workspace: Path) -> None:
-    body = ("attempt('ptrace', lambda: libc('ptrace', 16, 2, None, None))\n"
-            "attempt('fds', lambda: os.listdir('/proc/2/fd'))\n"
-            "attempt('mem', lambda: read('/proc/2/mem'))\n"
+    # The stage is PID 1; it holds the host workspace's descriptor during the run.
+    body = ("attempt('ptrace', lambda: libc('ptrace', 16, 1, None, None))\n"
+            "attempt('fds', lambda: os.listdir('/proc/1/fd'))\n"
+            "attempt('mem', lambda: read('/proc/1/mem'))\n"
+            "attempt('signal', lambda: os.kill(1, signal.SIGSTOP) or read('/proc/1/stat')"
+            ".split()[2] == b'T' or (_ for _ in ()).throw(OSError('ignored')))\n"
             "print('own fds', sorted(os.listdir('/proc/self/fd')))\n")
     result = probe(sandbox, workspace, body)
-    assert_blocked(result, 3)
+    assert_blocked(result, 4)
     assert "own fds ['0', '1', '2', '3']" in result.stdout
 
 
