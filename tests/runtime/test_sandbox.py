@@ -13,6 +13,7 @@ import pytest
 from a4a.runtime.errors import RunError, UserError
 from a4a.runtime.sandbox import (
     CPU,
+    DISK,
     FILE_SIZE,
     MEMORY,
     PROCESSES,
@@ -27,6 +28,7 @@ from a4a.runtime.sandbox import (
     scripted_result,
 )
 from a4a.runtime.sandbox.process import Outcome, to_result
+from a4a.runtime.sandbox.seccomp import REFUSED, seccomp_program
 from tests.runtime.sandbox_support import real_sandbox, wait_gone
 
 LIMITS = SandboxLimits(timeout_s=20)
@@ -78,6 +80,7 @@ def test_result_ok() -> None:
     (1, "Traceback ...\nMemoryError\n", MEMORY),
     (1, "OSError: [Errno 27] File too large\n", FILE_SIZE),
     (1, "BlockingIOError: [Errno 11] Resource temporarily unavailable\n", PROCESSES),
+    (1, "OSError: [Errno 28] No space left on device: 'f9'\n", DISK),
     (1, "ValueError: boom\n", None),
     (0, "MemoryError", None),
 ])
@@ -90,6 +93,22 @@ def test_limit_hit_is_read_from_how_the_code_ended(exit_code: int, stderr: str,
 def test_timeout_wins_over_everything_else() -> None:
     result = to_result(Outcome(None, b"", b"MemoryError", True, False, 0.0), None)
     assert (result.limit_hit, result.timed_out, result.exit_code) == (TIMEOUT, True, None)
+
+
+@pytest.mark.parametrize("machine", sorted(REFUSED))
+def test_seccomp_program_is_whole_instructions(machine: str) -> None:
+    program = seccomp_program(machine)
+    assert len(program) % 8 == 0
+    # arch check, its deny, the load of the number, one check per call (+ x32), allow, deny
+    extra = 1 if machine == "x86_64" else 0
+    assert len(program) // 8 == 4 + len(REFUSED[machine]) + extra + 2
+
+
+def test_seccomp_fails_closed_on_an_unknown_machine() -> None:
+    with pytest.raises(RunError) as info:
+        seccomp_program("riscv64")
+    assert info.value.code == "sandbox.unavailable"
+    assert info.value.hint
 
 
 # -- the fake -------------------------------------------------------------------------------
