@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
+import marshal
 import os
 import shutil
 import sys
@@ -103,7 +103,7 @@ class BubblewrapSandbox:
             inner = [*self._drop(tools), *self._inner(tools, limits, seccomp_fd,
                                                       _read_only_parts(root))]
             config = self._stage_config(limits, inner, host_fd, status_w, seccomp_fd)
-            config_fd = _memfd(fds, "stage.json", json.dumps(config).encode())
+            config_fd = _memfd(fds, "stage.config", marshal.dumps(config))
             args = self._outer(tools, code_fd, stage_fd)
             args_fd = _memfd(fds, "args", b"".join(a.encode() + b"\0" for a in args))
             # The command stays on the command line (bwrap wants one there); it names no
@@ -230,7 +230,7 @@ def _apply_status(outcome: Outcome, report: bytes, root: Path) -> Outcome:
         raise RunError("sandbox.start_failed", "the sandbox ended without a report",
                        hint="run the sandbox's probes (tests/runtime/test_sandbox_probes.py)",
                        stderr=outcome.stderr[-2000:].decode("utf-8", errors="replace"))
-    status = json.loads(report)
+    status = marshal.loads(report)  # written by the stage, which no code can reach
     error = status["error"]
     if error and error["code"] == "sandbox.workspace_too_large":
         raise UserError(error["code"], error["message"],

@@ -10,24 +10,26 @@ signal it, and it reaps their orphans), before and after the code:
    descriptor but the seccomp filter's closed, and kills it at the wall-clock limit;
 4. kills whatever the code left running, then makes the host workspace a copy of the tmpfs
    (protected entries such as `.git` excepted), never following a link;
-5. writes a JSON status to the runtime and exits with the code's exit status.
+5. writes its status to the runtime and exits with the code's exit status.
+
+Configuration and status cross as `marshal` data (plain dicts, lists, strings and numbers):
+importing json would add a third to the stage's start, and both ends run the same Python version.
 
 The runtime never imports it: it is copied into the sandbox and run by its interpreter.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
-import json
+import marshal
 import os
-import shutil
+import select
 import signal
 import stat
-import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 WORKSPACE = "/workspace"
@@ -50,19 +52,22 @@ class StageError(Exception):
         self.message = message
 
 
-@dataclass
 class _Copy:
-    """One tree copy: who owns the new entries, and what was met on the way."""
+    """One tree copy: who owns the new entries, and what was met on the way.
 
-    uid: int | None
-    strict: bool  # copying in: anything that cannot be copied is an error
-    root_fd: int = -1
-    links: dict[tuple[int, int], str] = field(default_factory=dict)
-    skipped: list[str] = field(default_factory=list)
+    A plain class: importing dataclasses would add a fifth to the stage's start.
+    """
+
+    def __init__(self, *, uid: int | None, strict: bool, root_fd: int) -> None:
+        self.uid = uid
+        self.strict = strict  # copying in: anything that cannot be copied is an error
+        self.root_fd = root_fd
+        self.links: dict[tuple[int, int], str] = {}
+        self.skipped: list[str] = []
 
 
 def main(argv: list[str]) -> int:
-    """Run the stage with the JSON configuration read from descriptor `argv[1]`."""
+    """Run the stage with the configuration read from descriptor `argv[1]`."""
     libc = ctypes.CDLL(None, use_errno=True)
     # Not dumpable: no process of the code may ptrace the stage or open its descriptors.
     libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
@@ -78,7 +83,7 @@ def main(argv: list[str]) -> int:
         status["error"] = {"code": err.code, "message": err.message}
     except OSError as err:
         status["error"] = {"code": "sandbox.stage_failed", "message": str(err)}
-    os.write(config["status_fd"], json.dumps(status).encode())
+    os.write(config["status_fd"], marshal.dumps(status))
     return returncode if returncode >= 0 else 128 - returncode
 
 
@@ -87,7 +92,7 @@ def _read_config(fd: int) -> dict[str, Any]:
     while chunk := os.read(fd, _CHUNK):
         chunks.append(chunk)
     os.close(fd)
-    config: dict[str, Any] = json.loads(b"".join(chunks))
+    config: dict[str, Any] = marshal.loads(b"".join(chunks))
     return config
 
 
@@ -125,14 +130,27 @@ def _run(libc: ctypes.CDLL, config: dict[str, Any]) -> tuple[int, bool]:
     # Capabilities the stage got as ambient ones (unprivileged runtime) must not survive
     # into the chain: the inner bwrap has to start as an ordinary user.
     libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-    proc = subprocess.Popen(config["argv"], close_fds=True, pass_fds=config["keep_fds"],
-                            cwd="/")
+    # posix_spawn, not subprocess, whose imports would double the stage's start: so every
+    # descriptor but the standard streams and the filter's is made close-on-exec first.
+    keep = {0, 1, 2, *config["keep_fds"]}
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd not in keep:
+            with contextlib.suppress(OSError):
+                os.set_inheritable(fd, False)
+    for fd in config["keep_fds"]:
+        os.set_inheritable(fd, True)
+    argv = config["argv"]
+    pid = os.posix_spawn(argv[0], argv, {})
+    exited = os.pidfd_open(pid)
     try:
-        return proc.wait(timeout=config["timeout_s"]), False
-    except subprocess.TimeoutExpired:
-        _kill_all()
-        proc.wait()
+        ready, _, _ = select.select([exited], [], [], config["timeout_s"])
+    finally:
+        os.close(exited)
+    if not ready:
+        _kill_all()  # reaps the chain too
         return 0, True
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), False
 
 
 def _kill_all() -> None:
@@ -162,7 +180,7 @@ def sync_back(ws_fd: int, host_fd: int, protected: set[str]) -> list[str]:
             continue
         st = os.stat(name, dir_fd=host_fd, follow_symlinks=False)
         if stat.S_ISDIR(st.st_mode):
-            shutil.rmtree(name, dir_fd=host_fd)
+            _remove_tree(name, host_fd)
         else:
             os.unlink(name, dir_fd=host_fd)
     copy = _Copy(uid=None, strict=False, root_fd=host_fd)
@@ -172,6 +190,22 @@ def sync_back(ws_fd: int, host_fd: int, protected: set[str]) -> list[str]:
         raise StageError("sandbox.workspace_copy",
                          f"cannot copy the workspace back: {err}") from err
     return copy.skipped
+
+
+def _remove_tree(name: str, parent: int) -> None:
+    """Remove directory `name` of `parent` and all in it, never following a link."""
+    fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 dir_fd=parent)
+    try:
+        for entry in os.listdir(fd):
+            st = os.stat(entry, dir_fd=fd, follow_symlinks=False)
+            if stat.S_ISDIR(st.st_mode):
+                _remove_tree(entry, fd)
+            else:
+                os.unlink(entry, dir_fd=fd)
+    finally:
+        os.close(fd)
+    os.rmdir(name, dir_fd=parent)
 
 
 def copy_tree(src: int, dst: int, copy: _Copy, *, rel: str = "", depth: int = 0,
