@@ -6,6 +6,7 @@ Typical use: `get_sandbox().run_python(code, workspace=ws, limits=SandboxLimits(
 
 from a4a.runtime.sandbox.base import (
     CPU,
+    DISK,
     FILE_SIZE,
     MEMORY,
     PROCESSES,
@@ -21,6 +22,7 @@ from a4a.runtime.sandbox.local import UnsafeLocalSandbox
 
 __all__ = [
     "CPU",
+    "DISK",
     "FILE_SIZE",
     "MEMORY",
     "PROCESSES",

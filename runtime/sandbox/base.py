@@ -21,6 +21,7 @@ CPU = "cpu"
 MEMORY = "memory"
 FILE_SIZE = "file_size"
 PROCESSES = "processes"
+DISK = "disk"
 
 
 @dataclass(frozen=True)
@@ -30,10 +31,13 @@ class SandboxLimits:
     Attributes:
         timeout_s: wall-clock limit; the whole run is killed when it passes.
         memory_mb: address-space limit (RLIMIT_AS) of each process; also caps the private /tmp.
+            Memory no rlimit counts (memfds, shared memory) is refused.
         cpu_s: CPU seconds per process (RLIMIT_CPU).
         max_output_bytes: bytes kept of stdout and of stderr each; the rest is dropped.
         max_processes: processes and threads the sandboxed code may hold at once (RLIMIT_NPROC).
         max_file_mb: the largest file the code may write (RLIMIT_FSIZE).
+        workspace_mb: the bytes the workspace may hold (a tmpfs of that size).
+        max_files: the files, directories and links the workspace may hold, and /tmp too.
     """
 
     timeout_s: float = 10
@@ -42,6 +46,8 @@ class SandboxLimits:
     max_output_bytes: int = 65536
     max_processes: int = 64
     max_file_mb: int = 16
+    workspace_mb: int = 128
+    max_files: int = 4096
 
     def __post_init__(self) -> None:
         bad = [f.name for f in fields(self)

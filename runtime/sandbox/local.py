@@ -1,9 +1,10 @@
 """The unsafe local sandbox: rlimits and a timeout, but no isolation at all.
 
 The code runs as the runtime's own user, sees the whole file system and the network, and
-shares /tmp with the host. Only `get_sandbox(allow_unsafe=True)` hands it out, for machines
-where bubblewrap cannot run and the caller trusts the code. Run as root, RLIMIT_NPROC binds
-nothing (the kernel exempts uid 0), and a child that starts its own session escapes the kill.
+shares /tmp with the host; the workspace has no byte or file cap and memfds are allowed.
+Only `get_sandbox(allow_unsafe=True)` hands it out, for machines where bubblewrap cannot run
+and the caller trusts the code. Run as root, RLIMIT_NPROC binds nothing (the kernel exempts
+uid 0), and a child that starts its own session escapes the kill.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from a4a.runtime.errors import RunError
 from a4a.runtime.sandbox.base import (
     CPU,
+    DISK,
     FILE_SIZE,
     MEMORY,
     PROCESSES,
@@ -194,6 +195,8 @@ def _limit_from(exit_code: int | None, stderr: str) -> str | None:
         return MEMORY
     if "[Errno 27]" in tail:  # EFBIG: a write past RLIMIT_FSIZE (Python ignores SIGXFSZ)
         return FILE_SIZE
+    if "[Errno 28]" in tail:  # ENOSPC: the workspace or /tmp is full, in bytes or in files
+        return DISK
     if "[Errno 11]" in tail:  # EAGAIN from fork or thread creation at RLIMIT_NPROC
         return PROCESSES
     return None

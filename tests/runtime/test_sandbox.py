@@ -13,6 +13,7 @@ import pytest
 from a4a.runtime.errors import RunError, UserError
 from a4a.runtime.sandbox import (
     CPU,
+    DISK,
     FILE_SIZE,
     MEMORY,
     PROCESSES,
@@ -26,8 +27,8 @@ from a4a.runtime.sandbox import (
     get_sandbox,
     scripted_result,
 )
-from a4a.runtime.sandbox.ownership import hand_over, take_back
 from a4a.runtime.sandbox.process import Outcome, to_result
+from a4a.runtime.sandbox.seccomp import REFUSED, seccomp_program
 from tests.runtime.sandbox_support import real_sandbox, wait_gone
 
 LIMITS = SandboxLimits(timeout_s=20)
@@ -45,10 +46,12 @@ def test_limits_defaults() -> None:
     limits = SandboxLimits()
     assert (limits.timeout_s, limits.memory_mb, limits.cpu_s) == (10, 512, 10)
     assert (limits.max_output_bytes, limits.max_processes, limits.max_file_mb) == (65536, 64, 16)
+    assert (limits.workspace_mb, limits.max_files) == (128, 4096)
 
 
 @pytest.mark.parametrize("field", ["timeout_s", "memory_mb", "cpu_s", "max_output_bytes",
-                                   "max_processes", "max_file_mb"])
+                                   "max_processes", "max_file_mb",
+                                   "workspace_mb", "max_files"])
 @pytest.mark.parametrize("value", [0, -1, math.nan, math.inf, True, "5"])
 def test_limits_reject_non_positive_values(field: str, value: object) -> None:
     with pytest.raises(UserError) as info:
@@ -77,6 +80,7 @@ def test_result_ok() -> None:
     (1, "Traceback ...\nMemoryError\n", MEMORY),
     (1, "OSError: [Errno 27] File too large\n", FILE_SIZE),
     (1, "BlockingIOError: [Errno 11] Resource temporarily unavailable\n", PROCESSES),
+    (1, "OSError: [Errno 28] No space left on device: 'f9'\n", DISK),
     (1, "ValueError: boom\n", None),
     (0, "MemoryError", None),
 ])
@@ -89,6 +93,22 @@ def test_limit_hit_is_read_from_how_the_code_ended(exit_code: int, stderr: str,
 def test_timeout_wins_over_everything_else() -> None:
     result = to_result(Outcome(None, b"", b"MemoryError", True, False, 0.0), None)
     assert (result.limit_hit, result.timed_out, result.exit_code) == (TIMEOUT, True, None)
+
+
+@pytest.mark.parametrize("machine", sorted(REFUSED))
+def test_seccomp_program_is_whole_instructions(machine: str) -> None:
+    program = seccomp_program(machine)
+    assert len(program) % 8 == 0
+    # arch check, its deny, the load of the number, one check per call (+ x32), allow, deny
+    extra = 1 if machine == "x86_64" else 0
+    assert len(program) // 8 == 4 + len(REFUSED[machine]) + extra + 2
+
+
+def test_seccomp_fails_closed_on_an_unknown_machine() -> None:
+    with pytest.raises(RunError) as info:
+        seccomp_program("riscv64")
+    assert info.value.code == "sandbox.unavailable"
+    assert info.value.hint
 
 
 # -- the fake -------------------------------------------------------------------------------
@@ -272,27 +292,3 @@ def test_concurrent_runs_stay_apart(tmp_path: Path) -> None:
     for i in range(4):
         assert results[i].stdout == "['n.txt']\n"
         assert (tmp_path / f"ws{i}" / "n.txt").read_text() == str(i)
-
-
-# -- lending the workspace when the runtime is root ------------------------------------------
-
-@pytest.mark.skipif(os.geteuid() != 0, reason="ownership hand-over happens only as root")
-def test_hand_over_and_take_back_never_follow_symlinks(tmp_path: Path) -> None:
-    outside = tmp_path / "outside.txt"
-    outside.write_text("host")
-    ws = tmp_path / "ws"
-    (ws / "sub").mkdir(parents=True)
-    (ws / "sub" / "kept.txt").write_text("k")
-    os.chown(ws / "sub" / "kept.txt", 1234, 1234)
-    (ws / "link").symlink_to(outside)
-    owners = hand_over(ws, 65534, 65534)
-    assert ws.stat().st_uid == 65534
-    assert (ws / "sub" / "kept.txt").stat().st_uid == 65534
-    assert outside.stat().st_uid == 0
-    (ws / "new.txt").write_text("n")
-    os.chown(ws / "new.txt", 65534, 65534)
-    take_back(ws, owners)
-    assert (ws / "sub" / "kept.txt").stat().st_uid == 1234
-    assert (ws / "new.txt").stat().st_uid == 0
-    assert ws.stat().st_uid == 0
-    assert outside.stat().st_uid == 0

@@ -7,7 +7,9 @@ unchanged, no connection arrived, no process left behind). No test asserts on du
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -17,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from a4a.runtime.errors import UserError
 from a4a.runtime.sandbox import (
+    DISK,
     FILE_SIZE,
     MEMORY,
     TIMEOUT,
@@ -152,21 +156,6 @@ def test_only_the_sandbox_processes_are_visible(sandbox: Sandbox, workspace: Pat
     result = probe(sandbox, workspace, "print(len([p for p in os.listdir('/proc')"
                                        " if p.isdigit()]))")
     assert 0 < int(result.stdout) <= 5
-
-
-def test_mountinfo_shows_no_host_path_beyond_the_binds(sandbox: Sandbox,
-                                                       workspace: Path) -> None:
-    result = probe(sandbox, workspace, "print(read('/proc/self/mountinfo').decode())")
-    disk_roots = set()
-    for line in result.stdout.splitlines():
-        fields = line.split()
-        if len(fields) > 8 and fields[fields.index("-") + 1] not in (
-                "tmpfs", "proc", "devtmpfs", "devpts", "mqueue", "sysfs"):
-            disk_roots.add(fields[3])
-    allowed = {"/usr", os.path.realpath(sys.base_prefix), "/etc/ld.so.cache", str(workspace)}
-    assert disk_roots, result.stdout
-    assert disk_roots <= allowed, disk_roots - allowed
-    assert str(ROOT) not in result.stdout
 
 
 # -- writes that escape through the workspace -----------------------------------------------
@@ -434,3 +423,276 @@ def test_a_killed_run_still_gives_the_workspace_back(sandbox: Sandbox,
     assert result.timed_out
     assert (workspace / "partial.txt").stat().st_uid == os.geteuid()
     assert workspace.stat().st_uid == os.geteuid()
+
+
+# -- limits that hold: disk, inodes, memory no rlimit counts --------------------------------
+
+SMALL_DISK = SandboxLimits(timeout_s=20, workspace_mb=8, max_files=200, max_file_mb=4)
+
+
+def _host_usage(root: Path) -> tuple[int, int]:
+    """Bytes allocated (hard links once) and entries under `root`, links not followed."""
+    seen, used, entries = set(), 0, 0
+    for path in root.rglob("*"):
+        st = path.lstat()
+        entries += 1
+        if (st.st_dev, st.st_ino) not in seen:
+            seen.add((st.st_dev, st.st_ino))
+            used += st.st_blocks * 512
+    return used, entries
+
+
+FILLS = [
+    ("disk-fill", "def fill():\n"
+                  "    for i in range(64):\n"
+                  "        write(f'f{i}', b'0' * (1 << 20))\n"),
+    ("disk-fill-appends", "def fill():\n"
+                          "    for i in range(16):\n"
+                          "        with open(f'f{i}', 'ab') as f:\n"
+                          "            for _ in range(4):\n"
+                          "                f.write(b'1' * (1 << 20)); f.flush()\n"),
+    ("inode-flood-files", "def fill():\n"
+                          "    for i in range(100000):\n"
+                          "        os.close(os.open(f'e{i}', os.O_CREAT | os.O_WRONLY))\n"),
+    ("inode-flood-dirs", "def fill():\n"
+                         "    for i in range(100000):\n"
+                         "        os.mkdir(f'd{i}')\n"),
+    ("inode-flood-symlinks", "def fill():\n"
+                             "    for i in range(100000):\n"
+                             "        os.symlink('x' * 200, f's{i}')\n"),
+    ("inode-flood-tmp", "def fill():\n"
+                        "    for i in range(100000):\n"
+                        "        os.close(os.open(f'/tmp/e{i}', os.O_CREAT | os.O_WRONLY))\n"),
+    ("tmp-fill-past-memory", "def fill():\n"
+                             "    for i in range(64):\n"
+                             "        write(f'/tmp/f{i}', b'0' * (4 << 20))\n"),
+]
+
+
+@pytest.mark.parametrize(("label", "code"), FILLS, ids=[label for label, _ in FILLS])
+def test_filling_stops_at_the_cap(sandbox: Sandbox, workspace: Path, label: str,
+                                  code: str) -> None:
+    limits = dataclasses.replace(SMALL_DISK, memory_mb=64)
+    result = probe(sandbox, workspace, code + f"attempt('{label}', fill)\n", limits)
+    assert_blocked(result)
+    assert "No space left on device" in result.stdout
+    used, entries = _host_usage(workspace)
+    assert used <= 8 << 20
+    assert entries <= 200
+
+
+def test_a_full_workspace_reads_as_the_disk_limit(sandbox: Sandbox, workspace: Path) -> None:
+    body = "for i in range(64):\n    write(f'f{i}', b'0' * (1 << 20))\n"
+    result = probe(sandbox, workspace, body, SMALL_DISK)
+    assert result.exit_code == 1
+    assert result.limit_hit == DISK
+
+
+MULTIPLIERS = [
+    # (label, code, a file that must read back, how many bytes it holds)
+    ("sparse-files", "for i in range(40):\n"
+                     "    with open(f's{i}', 'wb') as f:\n"
+                     "        f.truncate(4 << 20); f.seek(1 << 20); f.write(b'x')\n",
+     "s39", 4 << 20),
+    ("hard-links", "write('big', b'0' * (3 << 20))\n"
+                   "for i in range(150):\n"
+                   "    os.link('big', f'link{i}')\n", "link149", 3 << 20),
+]
+
+
+@pytest.mark.parametrize(("label", "code", "name", "size"), MULTIPLIERS,
+                         ids=[m[0] for m in MULTIPLIERS])
+def test_copy_back_never_multiplies_bytes_on_the_host(sandbox: Sandbox, workspace: Path,
+                                                     label: str, code: str, name: str,
+                                                     size: int) -> None:
+    result = probe(sandbox, workspace, code, SMALL_DISK)
+    assert result.exit_code == 0, result.stderr
+    assert (workspace / name).stat().st_size == size
+    assert _host_usage(workspace)[0] <= 8 << 20
+    if label == "hard-links":
+        assert (workspace / name).stat().st_ino == (workspace / "big").stat().st_ino
+    else:
+        assert (workspace / name).read_bytes()[1 << 20] == ord("x")
+
+
+def test_a_workspace_over_the_cap_is_refused_untouched(sandbox: Sandbox,
+                                                       workspace: Path) -> None:
+    (workspace / "big.bin").write_bytes(b"1" * (9 << 20))
+    with pytest.raises(UserError) as info:
+        sandbox.run_python("write('big.bin', b'pwned')", workspace=workspace,
+                           limits=SMALL_DISK)
+    assert info.value.code == "sandbox.workspace_too_large"
+    assert "workspace_mb" in info.value.hint
+    assert (workspace / "big.bin").read_bytes() == b"1" * (9 << 20)
+
+
+MEMORY_NO_RLIMIT_COUNTS = [
+    ("memfd", "attempt('memfd', lambda: os.memfd_create('hog'))"),
+    ("memfd-syscall", "import platform\n"
+                      "nr = {{'x86_64': 319, 'aarch64': 279}}[platform.machine()]\n"
+                      "attempt('memfd', lambda: libc('syscall', nr, b'hog', 0))"),
+    ("memfd-x32-abi", "import platform\n"
+                      "nr = {{'x86_64': 0x40000000 | 319, 'aarch64': 279}}[platform.machine()]\n"
+                      "attempt('memfd', lambda: libc('syscall', nr, b'hog', 0))"),
+    ("memfd-secret", "attempt('secret', lambda: libc('syscall', 447, 0))"),
+    ("sysv-shm", "attempt('shmget', lambda: libc('shmget', 0, 64 << 20, 0o1600))"),
+    ("posix-shm", "attempt('devshm', lambda: write('/dev/shm/hog', b'0' * 4096))\n"
+                  "from multiprocessing import shared_memory\n"
+                  "attempt('shared_memory', lambda: shared_memory.SharedMemory("
+                  "create=True, size=1 << 20))"),
+    ("mqueue", "lib = ctypes.CDLL('librt.so.1', use_errno=True)\n"
+               "attempt('mq_open', lambda: (lib.mq_open(b'/hog', 0o102, 0o600, None) != -1"
+               " or (_ for _ in ()).throw(OSError(ctypes.get_errno(), 'mq_open'))))"),
+]
+
+
+@pytest.mark.parametrize(("label", "code"), MEMORY_NO_RLIMIT_COUNTS,
+                         ids=[label for label, _ in MEMORY_NO_RLIMIT_COUNTS])
+def test_memory_no_rlimit_counts_is_refused(sandbox: Sandbox, workspace: Path, label: str,
+                                            code: str) -> None:
+    result = probe(sandbox, workspace, code.format())
+    assert_blocked(result, code.count("attempt("))
+
+
+def test_memfd_cannot_hold_memory_past_the_limit(sandbox: Sandbox, workspace: Path) -> None:
+    body = ("held = 0\n"
+            "def hog():\n"
+            "    global held\n"
+            "    chunk = b'0' * (4 << 20)\n"
+            "    for i in range(40):\n"
+            "        fd = os.memfd_create(f'm{i}')\n"
+            "        for _ in range(4):\n"
+            "            os.write(fd, chunk); held += len(chunk)\n"
+            "attempt('memfd-hog', hog)\n"
+            "print('held', held >> 20)\n")
+    result = probe(sandbox, workspace, body, SandboxLimits(timeout_s=20, memory_mb=128))
+    assert_blocked(result)
+    assert int(result.stdout.split("held")[-1]) < 128
+
+
+# -- what the code can read about the host --------------------------------------------------
+
+def test_proc_net_shows_only_the_sandbox_loopback(sandbox: Sandbox, workspace: Path,
+                                                  listener: socket.socket) -> None:
+    port = f":{listener.getsockname()[1]:04X} "
+    body = ("out = {}\n"
+            "for pid in ['1', '2', 'self', 'net']:\n"
+            "    base = '/proc/net' if pid == 'net' else f'/proc/{pid}/net'\n"
+            "    for name in ('tcp', 'tcp6', 'udp', 'unix', 'dev'):\n"
+            "        try:\n"
+            "            out[base + '/' + name] = read(base + '/' + name).decode()\n"
+            "        except OSError as exc:\n"
+            "            out[base + '/' + name] = type(exc).__name__\n"
+            "print(repr(out))\n")
+    result = probe(sandbox, workspace, body)
+    assert result.exit_code == 0, result.stderr
+    seen = eval(result.stdout)  # noqa: S307 - the repr of a dict of strings, printed above
+    assert port not in "".join(seen.values())
+    for name, text in seen.items():
+        if name.endswith("/tcp") and text.startswith("  sl"):
+            assert len(text.splitlines()) == 1, (name, text)  # no socket at all
+        if name.endswith("/dev") and "Inter-" in text:
+            assert [line.split(":")[0].strip() for line in text.splitlines()[2:]] == ["lo"]
+    assert seen["/proc/1/net/tcp"].startswith("  sl")  # the probe did read it
+
+
+def _host_paths(workspace: Path) -> list[str]:
+    home = str(Path.home())
+    paths = [str(workspace), str(workspace.parent), str(ROOT), home,
+             os.path.realpath(sys.base_prefix), os.path.realpath(sys.executable)]
+    return [p for p in paths if p not in ("/", "/usr") and not p.startswith("/usr/")]
+
+
+READS = [
+    ("cmdlines", "for pid in [p for p in os.listdir('/proc') if p.isdigit()]:\n"
+                 "    attempt(pid, lambda: read(f'/proc/{pid}/cmdline'))\n", False),
+    ("environs", "for pid in [p for p in os.listdir('/proc') if p.isdigit()]:\n"
+                 "    attempt(pid, lambda: read(f'/proc/{pid}/environ'))\n", False),
+    ("mountinfo", "for pid in ['self', '1', '2']:\n"
+                  "    attempt(pid, lambda: read(f'/proc/{pid}/mountinfo'))\n"
+                  "    attempt(pid, lambda: read(f'/proc/{pid}/mounts'))\n", True),
+    ("proc-links", "for pid in [p for p in os.listdir('/proc') if p.isdigit()]:\n"
+                   "    for link in ('cwd', 'root', 'exe'):\n"
+                   "        attempt(pid, lambda: os.readlink(f'/proc/{pid}/{link}'))\n", False),
+    ("fd-links", "for pid in [p for p in os.listdir('/proc') if p.isdigit()]:\n"
+                 "    attempt(pid, lambda: [os.readlink(f'/proc/{pid}/fd/{fd}')"
+                 " for fd in os.listdir(f'/proc/{pid}/fd')"
+                 " if os.path.lexists(f'/proc/{pid}/fd/{fd}')])\n", False),
+    ("interpreter", "attempt('sys', lambda: (sys.executable, sys.prefix, sys.path,"
+                    " os.getcwd(), sorted(os.environ.items())))\n", True),
+]
+
+
+@pytest.mark.parametrize(("label", "code", "must_read"), READS,
+                         ids=[label for label, _, _ in READS])
+def test_nothing_readable_names_a_host_path(sandbox: Sandbox, workspace: Path, label: str,
+                                            code: str, must_read: bool) -> None:
+    result = probe(sandbox, workspace, code)
+    assert result.exit_code == 0, result.stderr
+    assert "ESCAPED" in result.stdout  # something was read
+    if must_read:
+        assert "BLOCKED self" not in result.stdout
+    found = [p for p in _host_paths(workspace)
+             if re.search(rf"(?<![\w/.-]){re.escape(p)}(?![\w.-])", result.stdout)]
+    assert found == [], result.stdout
+
+
+def test_mountinfo_roots_are_the_system_and_the_sandbox_own(sandbox: Sandbox,
+                                                            workspace: Path) -> None:
+    result = probe(sandbox, workspace, "print(read('/proc/self/mountinfo').decode())")
+    roots = {line.split()[3] for line in result.stdout.splitlines() if line.strip()}
+    disk = {line.split()[3] for line in result.stdout.splitlines()
+            if " - ext" in line or " - xfs" in line or " - btrfs" in line or " - overlay" in line}
+    assert disk, result.stdout
+    assert disk <= {"/usr", "/etc/ld.so.cache"} | set(_python_prefix_roots()), disk
+    assert str(workspace) not in roots
+
+
+def _python_prefix_roots() -> list[str]:
+    # A runtime whose Python version has no /usr/bin/pythonX.Y binds its own prefix.
+    system = Path(f"/usr/bin/python{sys.version_info[0]}.{sys.version_info[1]}")
+    return [] if system.exists() else [os.path.realpath(sys.base_prefix)]
+
+
+def test_the_stage_cannot_be_traced_or_read(sandbox: Sandbox, workspace: Path) -> None:
+    # The stage is PID 1; it holds the host workspace's descriptor during the run.
+    body = ("attempt('ptrace', lambda: libc('ptrace', 16, 1, None, None))\n"
+            "attempt('fds', lambda: os.listdir('/proc/1/fd'))\n"
+            "attempt('mem', lambda: read('/proc/1/mem'))\n"
+            "attempt('signal', lambda: os.kill(1, signal.SIGSTOP) or read('/proc/1/stat')"
+            ".split()[2] == b'T' or (_ for _ in ()).throw(OSError('ignored')))\n"
+            "print('own fds', sorted(os.listdir('/proc/self/fd')))\n")
+    result = probe(sandbox, workspace, body)
+    assert_blocked(result, 4)
+    assert "own fds ['0', '1', '2', '3']" in result.stdout
+
+
+# -- the copy back never follows what the code made -----------------------------------------
+
+def test_a_directory_swapped_for_a_host_link_is_not_followed(sandbox: Sandbox,
+                                                             workspace: Path,
+                                                             outside: Path) -> None:
+    (workspace / "sub").mkdir()
+    (workspace / "sub" / "kept.txt").write_text("k")
+    body = (f"import shutil; shutil.rmtree('sub'); os.symlink('{outside.parent}', 'sub')\n"
+            f"os.symlink('{outside}', 'secret-link')\n")
+    result = probe(sandbox, workspace, body)
+    assert result.exit_code == 0, result.stderr
+    assert (workspace / "sub").is_symlink()
+    assert sorted(p.name for p in outside.parent.iterdir()) == ["secret.txt"]
+    assert outside.read_text() == SECRET
+
+
+def test_special_and_deep_entries_are_dropped_with_a_note(sandbox: Sandbox,
+                                                          workspace: Path) -> None:
+    body = ("os.mkfifo('pipe')\n"
+            "socket.socket(socket.AF_UNIX).bind('sock')\n"
+            "os.makedirs('/'.join(['d'] * 80))\n"
+            "write('plain.txt')\n")
+    result = probe(sandbox, workspace, body)
+    assert result.exit_code == 0, result.stderr
+    assert sorted(p.name for p in workspace.iterdir()) == ["d", "plain.txt"]
+    assert "[sandbox] not kept" in result.stderr
+    depth = len((workspace / "d").relative_to(workspace).parts)
+    deepest = max(len(p.relative_to(workspace).parts) for p in workspace.rglob("*"))
+    assert depth == 1 and deepest <= 64
