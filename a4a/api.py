@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from a4a.generator.pipeline import Compiled, compile_request
 from a4a.runtime.errors import SpecError, UserError
@@ -21,6 +21,9 @@ from a4a.runtime.loader.files import LOCK, drift_issues, load_spec, replace_text
 from a4a.runtime.loader.nexau import inspect_agent_config, is_agent_config, load_agent_config
 from a4a.runtime.loader.projection import is_projection, load_projection
 from a4a.runtime.loader.yamlio import load_yaml_file
+
+if TYPE_CHECKING:
+    from a4a.generator.llm.builder import LLMOptions
 
 TASKS_MAX_BYTES = 64_000_000
 
@@ -36,6 +39,7 @@ class BuildResult:
     domains: tuple[str, ...]
     files: dict[str, str] = field(repr=False)
     catalog: str | None = None
+    builder: dict[str, Any] | None = None  # the LLM build's report (None for rules)
 
     @property
     def name(self) -> str:
@@ -60,6 +64,7 @@ class BuildResult:
                        "implementation": t.implementation} for t in s.tools],
             "domains": list(self.domains), "valid": self.valid,
             "issues": [i.to_dict() for i in self.issues], "catalog": self.catalog,
+            **({"builder": self.builder} if self.builder is not None else {}),
         }
 
 
@@ -85,16 +90,24 @@ class ValidationReport:
 
 
 def build(text: str, seed: int = 0, out: str | Path | None = None,
-          catalog: bool = False) -> BuildResult:
+          catalog: bool = False, llm: str | LLMOptions | None = None,
+          base_url: str | None = None) -> BuildResult:
     """Compile `text` into a framework; write it under `out` when given.
 
     With `catalog` (what `a4a build` passes unless --no-catalog) a written framework is
     also registered in the catalog under $A4A_HOME; a library call does not touch the
-    user's home unless asked. Raises RefusedError when the security policy denies the
-    request, UserError for unusable input or an output directory that holds something else,
-    CatalogError when registration fails.
+    user's home unless asked. `llm` (a model spec such as `openai:<model>`, with `base_url`
+    for a local server, or LLMOptions) builds with the LLM-backed builders; the result's
+    `builder` reports calls, tokens, rounds, verification and any fallback to the rules.
+    Raises RefusedError when the security policy denies the request, UserError for
+    unusable input, an output directory that holds something else or a missing dspy
+    extra, CatalogError when registration fails.
     """
-    compiled: Compiled = compile_request(text, seed=seed)
+    report = None
+    if llm is None or llm == "rules":
+        compiled: Compiled = compile_request(text, seed=seed)
+    else:
+        compiled, report = llm_compile(text, seed, llm, base_url)
     path = None
     registered = None
     if out is not None:
@@ -104,7 +117,24 @@ def build(text: str, seed: int = 0, out: str | Path | None = None,
         if catalog:
             registered = _register(compiled, path)
     return BuildResult(compiled.framework_id, compiled.spec, path, compiled.issues,
-                       compiled.intent.domains, compiled.files, registered)
+                       compiled.intent.domains, compiled.files, registered, report)
+
+
+def llm_compile(text: str, seed: int, llm: str | LLMOptions, base_url: str | None
+                ) -> tuple[Compiled, dict[str, Any]]:
+    """Compile `text` with the LLM-backed builders; the framework and the builder's report.
+
+    Raises UserError `llm.dspy_missing` without the dspy extra, RefusedError for a refused
+    request.
+    """
+    from a4a.generator.llm.builder import LLMOptions, build_llm
+    from a4a.generator.llm.engine import require_dspy
+
+    require_dspy()
+
+    opts = LLMOptions(llm, base_url=base_url) if isinstance(llm, str) else llm
+    compiled, report = build_llm(text, seed, opts)
+    return compiled, report.to_dict()
 
 
 def _register(compiled: Compiled, path: Path) -> str:
