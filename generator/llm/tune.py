@@ -107,7 +107,7 @@ def tune(opts: LLMOptions, trainset: Path, out: Path | None = None,
                 for c in cases]
     with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
         before = _mean(score(e, Tunable(student)(request=e.request)) for e in examples)
-        optimizer = dspy.BootstrapFewShot(metric=score, metric_threshold=0.99,
+        optimizer = dspy.BootstrapFewShot(metric=score, metric_threshold=2 / 3,
                                           max_bootstrapped_demos=demos, max_labeled_demos=0,
                                           max_rounds=1)
         compiled = optimizer.compile(Tunable(student), trainset=examples)
