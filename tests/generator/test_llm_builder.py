@@ -8,6 +8,7 @@ byte-identical replay from the DSPy cache with no model call.
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -40,9 +41,20 @@ def serve() -> Iterator[Any]:
         server.stop()
 
 
-def _opts(server: FakeOpenAIServer, tmp_path: Path, **kw: Any) -> LLMOptions:
-    return LLMOptions("openai:fake-model", base_url=server.base_url,
-                      cache_dir=tmp_path / "cache", **kw)
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One DSPy cache for the module: opening one costs seconds."""
+    return tmp_path_factory.mktemp("dspy-cache")
+
+
+@pytest.fixture
+def llm(request: pytest.FixtureRequest) -> str:
+    """A model name of this test alone, so no test answers from another's cache entries."""
+    return f"openai:fake-{zlib.crc32(request.node.name.encode())}"
+
+
+def _opts(server: FakeOpenAIServer, cache: Path, llm: str, **kw: Any) -> LLMOptions:
+    return LLMOptions(llm, base_url=server.base_url, cache_dir=cache, **kw)
 
 
 def _draft_answers(text: str) -> list[dict[str, Any]]:
@@ -54,12 +66,11 @@ def _draft_answers(text: str) -> list[dict[str, Any]]:
             {"agents": [plain(a) for a in spec.agents], "tools": [plain(t) for t in spec.tools]}]
 
 
-def test_valid_first_proposal_through_dummy_lm(tmp_path: Path) -> None:
+def test_valid_first_proposal_through_dummy_lm(cache: Path) -> None:
     import dspy
 
     lm = dspy.utils.DummyLM(_draft_answers(TEXT), adapter=dspy.JSONAdapter())
-    compiled, report = build_llm(TEXT, 0, LLMOptions("dummy", lm=lm,
-                                                      cache_dir=tmp_path / "cache"))
+    compiled, report = build_llm(TEXT, 0, LLMOptions("dummy", lm=lm, cache_dir=cache))
     assert report.fallback is None and report.rounds == 1
     assert len(lm.history) == 4
     assert compiled.spec.provenance is not None
@@ -70,9 +81,9 @@ def test_valid_first_proposal_through_dummy_lm(tmp_path: Path) -> None:
     assert provenance["rounds"] == 1 and provenance["cache_key"] == report.cache_key
 
 
-def test_valid_first_proposal_through_the_openai_client(serve: Any, tmp_path: Path) -> None:
+def test_valid_first_proposal_through_the_openai_client(serve: Any, cache: Path, llm: str) -> None:
     server = serve(model := DraftModel())
-    compiled, report = build_llm(TEXT, 0, _opts(server, tmp_path))
+    compiled, report = build_llm(TEXT, 0, _opts(server, cache, llm))
     assert report.fallback is None and not [i for i in compiled.issues if i.severity == "error"]
     assert server.stats.requests == report.ledger.calls == 4
     assert dict(model.seen) == {"intent": 1, "meta": 1, "framework": 1, "agents": 1}
@@ -94,10 +105,10 @@ def _drop_ghost(inputs: dict[str, str]) -> dict[str, Any]:
             "edges": [e for e in draft["edges"] if e["target"] != "ghost"]}
 
 
-def test_issues_are_fed_back_and_repaired(serve: Any, tmp_path: Path) -> None:
+def test_issues_are_fed_back_and_repaired(serve: Any, cache: Path, llm: str) -> None:
     model = DraftModel(overrides={"framework": [_ghost_edge, _drop_ghost]})
     server = serve(model)
-    compiled, report = build_llm(TEXT, 0, _opts(server, tmp_path))
+    compiled, report = build_llm(TEXT, 0, _opts(server, cache, llm))
     assert report.fallback is None and report.rounds == 2
     assert [h["stage"] for h in report.history[1:]] == ["meta+framework+agents",
                                                         "framework+agents"]
@@ -110,10 +121,10 @@ def test_issues_are_fed_back_and_repaired(serve: Any, tmp_path: Path) -> None:
     assert "ghost" not in {e.target for e in compiled.spec.edges}
 
 
-def test_never_valid_falls_back_to_rules_with_the_reason(serve: Any, tmp_path: Path) -> None:
+def test_never_valid_falls_back_to_rules_with_the_reason(serve: Any, cache: Path, llm: str) -> None:
     model = DraftModel(overrides={"framework": [_ghost_edge] * 3})
     server = serve(model)
-    compiled, report = build_llm(TEXT, 0, _opts(server, tmp_path))
+    compiled, report = build_llm(TEXT, 0, _opts(server, cache, llm))
     assert report.fallback is not None and "no valid proposal in 3 round(s)" in report.fallback
     assert "edges[" in report.fallback
     assert compiled.files == compile_request(TEXT).files  # the rules' bytes, unchanged
@@ -143,18 +154,18 @@ def _hostile(kind: str) -> Any:
 @pytest.mark.parametrize(("kind", "code"), [("import_path", "binding.untrusted"),
                                             ("shell", "policy.capability"),
                                             ("mcp", "mcp.unvetted")])
-def test_hostile_proposals_are_refused(serve: Any, tmp_path: Path, kind: str,
+def test_hostile_proposals_are_refused(serve: Any, cache: Path, llm: str, kind: str,
                                        code: str) -> None:
     model = DraftModel(overrides={"agents": [_hostile(kind)] * 3})
     server = serve(model)
-    compiled, report = build_llm(TEXT, 0, _opts(server, tmp_path))
+    compiled, report = build_llm(TEXT, 0, _opts(server, cache, llm))
     assert report.fallback is not None and code in report.fallback
     assert compiled.spec.provenance is not None and compiled.spec.provenance.builder == "rules"
     assert all(code in h["issues"] for h in report.history[1:])
     assert server.stats.requests == report.ledger.calls
 
 
-def test_malformed_and_truncated_replies_are_repaired(serve: Any, tmp_path: Path) -> None:
+def test_malformed_and_truncated_replies_are_repaired(serve: Any, cache: Path, llm: str) -> None:
     def truncated(inputs: dict[str, str]) -> str:
         draft = json.loads(inputs["draft"])
         whole = json.dumps({"agents": draft["agents"], "tools": draft["tools"]})
@@ -162,7 +173,7 @@ def test_malformed_and_truncated_replies_are_repaired(serve: Any, tmp_path: Path
 
     model = DraftModel(overrides={"agents": ["this is not JSON at all", truncated]})
     server = serve(model)
-    _, report = build_llm(TEXT, 0, _opts(server, tmp_path))
+    _, report = build_llm(TEXT, 0, _opts(server, cache, llm))
     assert report.fallback is None and report.rounds == 3
     assert [h["issues"] for h in report.history[1:3]] == [["llm.unparseable"]] * 2
     assert server.stats.requests == report.ledger.calls
@@ -170,9 +181,9 @@ def test_malformed_and_truncated_replies_are_repaired(serve: Any, tmp_path: Path
     assert fed[1][0]["code"] == "llm.unparseable"
 
 
-def test_replay_is_byte_identical_from_the_cache(serve: Any, tmp_path: Path) -> None:
+def test_replay_is_byte_identical_from_the_cache(serve: Any, cache: Path, llm: str) -> None:
     first = serve(DraftModel(overrides={"framework": [_ghost_edge, _drop_ghost]}))
-    built, report = build_llm(TEXT, 0, _opts(first, tmp_path))
+    built, report = build_llm(TEXT, 0, _opts(first, cache, llm))
     assert report.ledger.calls == 6
 
     def no_call(inputs: dict[str, str]) -> str:
@@ -180,7 +191,7 @@ def test_replay_is_byte_identical_from_the_cache(serve: Any, tmp_path: Path) -> 
 
     again = serve(DraftModel(overrides={s: [no_call] for s in ("intent", "meta", "framework",
                                                                 "agents")}))
-    replayed, report2 = build_llm(TEXT, 0, _opts(again, tmp_path))
+    replayed, report2 = build_llm(TEXT, 0, _opts(again, cache, llm))
     assert again.stats.requests == report2.ledger.calls == 0
     assert replayed.files == built.files and report2.rounds == 2
     assert replayed.framework_id == built.framework_id

@@ -7,6 +7,7 @@ the real runtime, and the framework built on it must validate and run.
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -118,22 +119,29 @@ DOMAINS = [
 ]
 
 
-def _build(text: str, model: DraftModel, tmp_path: Path) -> tuple[Any, Any, FakeOpenAIServer]:
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One DSPy cache for the module (opening one costs seconds); each test names its model."""
+    return tmp_path_factory.mktemp("dspy-cache")
+
+
+def _build(text: str, model: DraftModel, tmp_path: Path, cache: Path
+           ) -> tuple[Any, Any, FakeOpenAIServer]:
+    name = f"openai:fake-{zlib.crc32(str(tmp_path).encode())}"
     with FakeOpenAIServer(responder=model.responder) as server, allow_real_models():
         compiled, report = build_llm(text, 0, LLMOptions(
-            "openai:fake-model", base_url=server.base_url, cache_dir=tmp_path / "cache",
-            keep_packs=tmp_path / "packs"))
+            name, base_url=server.base_url, cache_dir=cache, keep_packs=tmp_path / "packs"))
     return compiled, report, server
 
 
 @pytest.mark.parametrize(("text", "data"), DOMAINS, ids=[d[1]["id"] for d in DOMAINS])
 def test_new_domain_pack_is_checked_proven_and_used(text: str, data: dict[str, Any],
-                                                    tmp_path: Path) -> None:
+                                                    tmp_path: Path, cache: Path) -> None:
     pid = data["id"]
     assert pid not in knowledge.domain_packs()
     model = DraftModel(intent={"domains": [], "new_domain": pid},
                        overrides={"domain": [{"pack": data}]})
-    compiled, report, server = _build(text, model, tmp_path)
+    compiled, report, server = _build(text, model, tmp_path, cache)
     assert report.fallback is None and report.new_domains == [pid]
     assert server.stats.requests == report.ledger.calls == 5
     pack = DomainPack.model_validate(load_yaml_text(
@@ -150,14 +158,14 @@ def test_new_domain_pack_is_checked_proven_and_used(text: str, data: dict[str, A
         assert errors(validate(compiled.spec)) == []
 
 
-def test_a_pack_whose_oracle_fails_is_repaired(tmp_path: Path) -> None:
+def test_a_pack_whose_oracle_fails_is_repaired(tmp_path: Path, cache: Path) -> None:
     text, good = DOMAINS[1]
     bad = recorded_pack("brewery_production", "Brewery production", "batch", "brewer",
                         ["planned", "fermenting", "packaged"], ["Pale Ale 12", "Stout 7"],
                         ["Dana", "Eli", "Fay"], ["brewery"], broken=True)
     model = DraftModel(intent={"domains": [], "new_domain": good["id"]},
                        overrides={"domain": [{"pack": bad}, {"pack": good}]})
-    _, report, server = _build(text, model, tmp_path)
+    _, report, server = _build(text, model, tmp_path, cache)
     assert report.fallback is None and report.new_domains == [good["id"]]
     fed = [i["issues"] for s, i in model.prompts if s == "domain"]
     assert fed[0] == "[]" and "pack.check" in fed[1] and "invalid_state" in fed[1]

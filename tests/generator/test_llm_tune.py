@@ -32,8 +32,8 @@ def test_tune_saves_a_program_that_build_loads(server: FakeOpenAIServer,
                                                 tmp_path: Path) -> None:
     opts = LLMOptions("openai:fake-model", base_url=server.base_url,
                       cache_dir=tmp_path / "cache")
-    report = tune(opts, CORPUS / "tuning.yaml", tmp_path / "program.json", limit=2)
-    assert report.cases == 2 and report.calls == server.stats.requests > 0
+    report = tune(opts, CORPUS / "tuning.yaml", tmp_path / "program.json", limit=1)
+    assert report.cases == 1 and report.calls == server.stats.requests > 0
     assert 0.0 < report.before <= 1.0 and 0.0 < report.after <= 1.0
     saved = json.loads((tmp_path / "program.json").read_text())
     assert {"intent", "domain", "meta", "framework", "agents"} <= set(saved)
