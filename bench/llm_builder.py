@@ -4,9 +4,9 @@ Rows, side by side: a model whose first proposal is valid, one that needs one re
 one that never gets valid (falls back to the rules after K rounds), each at several repair
 budgets K and thread concurrencies; and a replay row, where every answer comes from the DSPy
 cache. The server answers with a fixed latency (a stand-in for the model's time); each build
-is verified by running (oracle on its tasks, a fake-model smoke run). Medians over --rounds (each row
-aggregates --builds builds).
-The fake's request count is checked against the builders' own ledger on every row.
+is verified by running (oracle on its tasks, a fake-model smoke run). Medians over --rounds
+(each row aggregates --builds builds). The fake's request count is checked against the
+builders' own ledger on every row.
 
 Usage: python bench/llm_builder.py [--builds 4] [--rounds 1] [--concurrency 1 4]
     [--k 1 3] [--latency-s 0.05]

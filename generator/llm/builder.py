@@ -152,10 +152,17 @@ class _Session:
 
     def ask(self, stage: str, **inputs: Any) -> tuple[Any, list[Issue]]:
         """One predictor call; a reply that does not parse becomes an issue of `stage`."""
-        from dspy.utils.exceptions import AdapterParseError
+        from dspy.utils.exceptions import AdapterParseError, LMError
 
         try:
             return getattr(self.program, stage)(**inputs), []
+        except LMError as err:
+            # DSPy wraps what the seam raised; the seam's own error says what failed.
+            if isinstance(err.__cause__, LLMError):
+                raise err.__cause__ from err
+            raise LLMError("llm.builder_call", f"the {stage} call failed: {err}",
+                           "Check the model server (--base-url) and the model name.",
+                           retryable=False) from err
         except (AdapterParseError, ValueError) as err:
             return None, [Issue("llm.unparseable", stage, f"the {stage} reply could not be "
                                 f"read: {str(err)[:400]}", "Answer with one JSON object "

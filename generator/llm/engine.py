@@ -90,7 +90,11 @@ class SeamEngine:
         call = LLMRequest(tuple(msgs), temperature=cfg.temperature,
                           max_tokens=cfg.max_tokens or self.max_tokens, seed=cfg.seed,
                           agent="builder")
-        response = _run(self.backend.complete(call))
+        try:
+            response = _run(self.backend.complete(call))
+        except Exception:
+            self.ledger.add(0, 0)  # a failed call reached the server all the same
+            raise
         usage = response.usage
         self.ledger.add(usage.prompt_tokens, usage.completion_tokens)
         finish = "length" if response.finish_reason == "length" else "stop"

@@ -181,6 +181,18 @@ def test_malformed_and_truncated_replies_are_repaired(serve: Any, cache: Path, l
     assert fed[1][0]["code"] == "llm.unparseable"
 
 
+def test_a_failing_server_falls_back_with_its_error(cache: Path, llm: str) -> None:
+    from a4a.runtime.llm.fakeserver import FaultPlan
+
+    faults = FaultPlan(schedule={2: "server_error"})
+    with FakeOpenAIServer(responder=DraftModel().responder, faults=faults) as server, \
+            allow_real_models():
+        compiled, report = build_llm(TEXT, 0, _opts(server, cache, llm))
+    assert report.fallback is not None and report.fallback.startswith("llm.")
+    assert server.stats.requests == report.ledger.calls == 2
+    assert compiled.files == compile_request(TEXT).files
+
+
 def test_replay_is_byte_identical_from_the_cache(serve: Any, cache: Path, llm: str) -> None:
     first = serve(DraftModel(overrides={"framework": [_ghost_edge, _drop_ghost]}))
     built, report = build_llm(TEXT, 0, _opts(first, cache, llm))
