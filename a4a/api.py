@@ -7,6 +7,8 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -128,9 +130,6 @@ def llm_compile(text: str, seed: int, llm: str | LLMOptions, base_url: str | Non
     request.
     """
     from a4a.generator.llm.builder import LLMOptions, build_llm
-    from a4a.generator.llm.engine import require_dspy
-
-    require_dspy()
 
     opts = LLMOptions(llm, base_url=base_url) if isinstance(llm, str) else llm
     compiled, report = build_llm(text, seed, opts)
@@ -181,8 +180,30 @@ def load(path: str | Path, *, trusted: bool = False) -> FrameworkSpec:
     return load_spec(p, trusted=trusted)
 
 
+@contextmanager
+def _own_packs(path: str | Path) -> Iterator[None]:
+    """Domain packs an LLM build wrote into the framework (environment/packs), while in use."""
+    root = Path(path) if Path(path).is_dir() else Path(path).parent
+    if not (root / "environment" / "packs").is_dir():
+        yield
+        return
+    from a4a.generator.llm.domain import extra_packs, framework_packs
+
+    with extra_packs(framework_packs(root)):
+        yield
+
+
 def validate(path: str | Path, *, trusted: bool = False) -> ValidationReport:
     """Validate a framework directory or agent config; never raises for invalid content."""
+    try:
+        with _own_packs(path):
+            return _validate(path, trusted)
+    except SpecError as err:
+        return ValidationReport(Path(path), "framework", None, [
+            Issue(err.code, "environment/packs", err.message, err.hint)])
+
+
+def _validate(path: str | Path, trusted: bool) -> ValidationReport:
     p = Path(path)
     kind = "framework" if p.is_dir() or p.name == "framework.yaml" else "agent"
     if kind == "agent" and p.is_file():
@@ -228,7 +249,8 @@ def tasks(path: str | Path, n: int, seed: int = 0) -> list[Any]:
     if not (root / "framework.yaml").exists():
         raise UserError("path.not_framework", f"{root} has no framework.yaml",
                         "Point at a framework directory built by `a4a build`.")
-    made = synthesize(load(root), n, seed)
+    with _own_packs(root):
+        made = synthesize(load(root), n, seed)
     fsaccess.confine(root, "environment").mkdir(exist_ok=True)
     replace_text(root / "environment" / "tasks.jsonl",
                  "".join(t.to_json() + "\n" for t in made), root=root)
@@ -280,6 +302,15 @@ def run(path: str | Path, task: str, llm: str = "local", *, out: str | Path | No
     is recomputed from the files the lock lists, so a stale or forged lock never names the
     run.
     """
+    with _own_packs(path):
+        return _run(path, task, llm, out=out, seed=seed, task_id=task_id, base_url=base_url,
+                    trusted=trusted, network=network, max_steps=max_steps, attempt=attempt,
+                    context=context)
+
+
+def _run(path: str | Path, task: str, llm: str, *, out: str | Path | None, seed: int,
+         task_id: str, base_url: str | None, trusted: bool, network: bool,
+         max_steps: int | None, attempt: int, context: dict[str, Any] | None) -> Any:
     import asyncio
 
     from a4a.runtime.engine.run import RunOptions, run_framework

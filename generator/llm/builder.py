@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from a4a.generator.intent import IntentSpec, RuleIntentParser
 from a4a.generator.llm.domain import extra_packs, pack_files, pack_issues
-from a4a.generator.llm.engine import Ledger, home, make_lm, prepare_env
+from a4a.generator.llm.engine import Ledger, home, make_lm, prepare_env, require_dspy
 from a4a.generator.llm.trust import REFUSALS, untrusted_issues
 from a4a.generator.llm.verify import Verification, verify
 from a4a.generator.pipeline import VERSION, Builders, Compiled, compile_request
@@ -84,8 +84,16 @@ class LLMReport:
 def build_llm(text: str, seed: int, opts: LLMOptions) -> tuple[Compiled, LLMReport]:
     """Build `text` with the model; returns the framework and the report.
 
-    Raises RefusedError when the policy refuses the request itself (before any model call).
+    Raises UserError for a model spec of no known form (`llm.unknown_spec`, ...) or without
+    the dspy extra (`llm.dspy_missing`), RefusedError when the policy refuses the request
+    itself; all before any model call.
     """
+    backend = opts.backend
+    if backend is None and opts.lm is None:
+        from a4a.runtime.llm.resolve import resolve_llm
+
+        backend = resolve_llm(opts.llm, base_url=opts.base_url)
+    require_dspy()
     check_request(text)
     draft = compile_request(text, seed=seed)
     program, tuned = load_program(opts)
@@ -93,8 +101,8 @@ def build_llm(text: str, seed: int, opts: LLMOptions) -> tuple[Compiled, LLMRepo
                        _key(text, seed, opts, tuned), Ledger())
     import dspy
 
-    lm = opts.lm or make_lm(opts.llm, report.ledger, base_url=opts.base_url,
-                            temperature=opts.temperature, backend=opts.backend)
+    lm = opts.lm or make_lm(opts.llm, report.ledger, temperature=opts.temperature,
+                            backend=backend)
     with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
         return run_program(program, draft, opts, report), report
 

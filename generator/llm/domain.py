@@ -13,10 +13,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from a4a.runtime import knowledge
+from a4a.runtime.errors import SpecError
 from a4a.runtime.graph.issues import Issue
 from a4a.runtime.ir.domain import DomainPack
-from a4a.runtime.loader.yamlio import dump_yaml
+from a4a.runtime.loader.yamlio import dump_yaml, load_yaml_file
 from a4a.runtime.world.tasks import check
 
 PACK_DIR = "environment/packs"
@@ -59,6 +62,23 @@ def pack_files(packs: list[DomainPack]) -> dict[str, str]:
     """The generated packs as framework files (environment/packs/<id>.yaml)."""
     return {f"{PACK_DIR}/{p.id}.yaml": dump_yaml(p.model_dump(mode="json", exclude_defaults=True))
             for p in packs}
+
+
+def framework_packs(root: Path) -> list[DomainPack]:
+    """The generated packs a framework directory carries (environment/packs/*.yaml).
+
+    Raises SpecError `pack.invalid` for a pack file that is not a sound pack.
+    """
+    folder = root / PACK_DIR
+    out = []
+    for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
+        try:
+            out.append(DomainPack.model_validate(load_yaml_file(path, root=root)))
+        except ValidationError as err:
+            raise SpecError("pack.invalid", f"{path.name} is not a sound domain pack: "
+                            f"{err.errors()[0]['msg']}", "Rebuild the framework from its "
+                            "request.") from err
+    return out
 
 
 def keep_pack(pack: DomainPack, root: Path) -> Path:

@@ -158,6 +158,24 @@ def test_new_domain_pack_is_checked_proven_and_used(text: str, data: dict[str, A
         assert errors(validate(compiled.spec)) == []
 
 
+def test_a_written_new_domain_framework_validates_and_runs(tmp_path: Path, cache: Path) -> None:
+    from a4a import api
+    from a4a.runtime.loader.files import write_files
+
+    text, data = DOMAINS[4]
+    model = DraftModel(intent={"domains": [], "new_domain": data["id"]},
+                       overrides={"domain": [{"pack": data}]})
+    compiled, _, _ = _build(text, model, tmp_path, cache)
+    root = tmp_path / "fw"
+    write_files(root, compiled.files)
+    assert api.validate(root).valid  # the framework's own pack is read from environment/
+    made = api.tasks(root, 3)
+    assert made and {t.pack for t in made} == {data["id"]}
+    record = api.run(root, "", "oracle", task_id=made[0].id)
+    assert record.status == "completed" and record.rewards["state"] == 1.0
+    assert data["id"] not in knowledge.domain_packs()
+
+
 def test_a_pack_whose_oracle_fails_is_repaired(tmp_path: Path, cache: Path) -> None:
     text, good = DOMAINS[1]
     bad = recorded_pack("brewery_production", "Brewery production", "batch", "brewer",
