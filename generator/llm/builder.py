@@ -352,8 +352,10 @@ def _available(base: Compiled) -> dict[str, Any]:
     packs = knowledge.domain_packs()
     domains = base.spec.environment.domains if base.spec.environment else []
     ops = [f"world:{d}.{op.name}" for d in domains if d in packs for op in packs[d].operations]
+    roles = {k: v.get("description") for k, v in knowledge.archetypes().items()}
     return {"tools": [_plain(t) for t in base.spec.tools], "world_operations": ops,
-            "builtins": sorted(knowledge.GENERATED_BUILTINS - {"read_file", "write_file"})}
+            "builtins": sorted(knowledge.GENERATED_BUILTINS - {"read_file", "write_file"}),
+            "roles": roles}
 
 
 def _limits(spec: FrameworkSpec) -> Limits:

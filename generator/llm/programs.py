@@ -88,7 +88,8 @@ class AgentsSig(dspy.Signature):  # type: ignore[misc]
     request: str = dspy.InputField(desc="The user's natural-language request.")
     topology: str = dspy.InputField(desc="Entry and edges (JSON); keep these agent names.")
     draft: str = dspy.InputField(desc="The rule-based agents and tools (JSON), to improve.")
-    available: str = dspy.InputField(desc="Tools that may be used (JSON).")
+    available: str = dspy.InputField(desc="Tools that may be used, and the role archetypes "
+                                     "(id -> description) an agent's role names (JSON).")
     issues: str = dspy.InputField(desc="Problems of your previous answer (JSON); [] at first.")
     agents: list[AgentSpec] = dspy.OutputField(desc="Every agent.")
     tools: list[ToolSpec] = dspy.OutputField(desc="Schemas of every tool the agents use.")
