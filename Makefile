@@ -6,6 +6,7 @@ STAMP := $(VENV)/.installed
 DEVSTAMP := $(VENV)/.installed-dev
 TRAINSTAMP := $(VENV)/.installed-train
 RAYSTAMP := $(VENV)/.installed-ray
+DSPYSTAMP := $(VENV)/.installed-dspy
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BENCHVENV := .venv-bench
@@ -44,6 +45,11 @@ $(RAYSTAMP): $(TRAINSTAMP)
 	$(BIN)/pip install --quiet -e ".[train,dev,ray]"
 	touch $@
 
+# The dspy extra: the LLM-backed builders (`a4a build --llm`); their tests run offline.
+$(DSPYSTAMP): $(RAYSTAMP)
+	$(BIN)/pip install --quiet -e ".[train,dev,ray,dspy]"
+	touch $@
+
 # The embedded model (SmolLM2-135M-Instruct), converted once into A4A_HOME/models; a no-op
 # when it is cached already. The slow tests run it.
 model: $(TRAINSTAMP)
@@ -58,7 +64,7 @@ demo: $(STAMP) sandbox
 	@echo "then open http://127.0.0.1:8765 (or: $(BIN)/a4a catalog search \"triage\")"
 
 # A4A_REQUIRE_SANDBOX turns a missing bubblewrap into failures instead of skipped probes.
-test: lint sandbox model chromium $(RAYSTAMP)
+test: lint sandbox model chromium $(RAYSTAMP) $(DSPYSTAMP)
 	A4A_REQUIRE_SANDBOX=1 $(BIN)/python -m pytest
 
 # The browser tests drive Debian's chromium; install it when it is missing.
@@ -75,9 +81,10 @@ lint: $(DEVSTAMP)
 	for d in runtime generator templates catalog training; do ln -s ../../../$$d build/typecheck/a4a/$$d; done
 	cd build/typecheck && ../../$(BIN)/mypy --config-file ../../pyproject.toml -p a4a
 
-bench: $(STAMP) model
+bench: $(STAMP) model $(DSPYSTAMP)
 	$(BIN)/python bench/build_throughput.py
 	$(BIN)/python bench/cli_startup.py
+	$(BIN)/python bench/llm_builder.py
 	$(BIN)/python bench/llm_concurrency.py
 	$(BIN)/python bench/local_model.py
 	$(BIN)/python bench/masking.py

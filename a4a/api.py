@@ -7,9 +7,11 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from a4a.generator.pipeline import Compiled, compile_request
 from a4a.runtime.errors import SpecError, UserError
@@ -21,6 +23,9 @@ from a4a.runtime.loader.files import LOCK, drift_issues, load_spec, replace_text
 from a4a.runtime.loader.nexau import inspect_agent_config, is_agent_config, load_agent_config
 from a4a.runtime.loader.projection import is_projection, load_projection
 from a4a.runtime.loader.yamlio import load_yaml_file
+
+if TYPE_CHECKING:
+    from a4a.generator.llm.builder import LLMOptions
 
 TASKS_MAX_BYTES = 64_000_000
 
@@ -36,6 +41,7 @@ class BuildResult:
     domains: tuple[str, ...]
     files: dict[str, str] = field(repr=False)
     catalog: str | None = None
+    builder: dict[str, Any] | None = None  # the LLM build's report (None for rules)
 
     @property
     def name(self) -> str:
@@ -60,6 +66,7 @@ class BuildResult:
                        "implementation": t.implementation} for t in s.tools],
             "domains": list(self.domains), "valid": self.valid,
             "issues": [i.to_dict() for i in self.issues], "catalog": self.catalog,
+            **({"builder": self.builder} if self.builder is not None else {}),
         }
 
 
@@ -85,16 +92,24 @@ class ValidationReport:
 
 
 def build(text: str, seed: int = 0, out: str | Path | None = None,
-          catalog: bool = False) -> BuildResult:
+          catalog: bool = False, llm: str | LLMOptions | None = None,
+          base_url: str | None = None) -> BuildResult:
     """Compile `text` into a framework; write it under `out` when given.
 
     With `catalog` (what `a4a build` passes unless --no-catalog) a written framework is
     also registered in the catalog under $A4A_HOME; a library call does not touch the
-    user's home unless asked. Raises RefusedError when the security policy denies the
-    request, UserError for unusable input or an output directory that holds something else,
-    CatalogError when registration fails.
+    user's home unless asked. `llm` (a model spec such as `openai:<model>`, with `base_url`
+    for a local server, or LLMOptions) builds with the LLM-backed builders; the result's
+    `builder` reports calls, tokens, rounds, verification and any fallback to the rules.
+    Raises RefusedError when the security policy denies the request, UserError for
+    unusable input, an output directory that holds something else or a missing dspy
+    extra, CatalogError when registration fails.
     """
-    compiled: Compiled = compile_request(text, seed=seed)
+    report = None
+    if llm is None or llm == "rules":
+        compiled: Compiled = compile_request(text, seed=seed)
+    else:
+        compiled, report = llm_compile(text, seed, llm, base_url)
     path = None
     registered = None
     if out is not None:
@@ -104,7 +119,21 @@ def build(text: str, seed: int = 0, out: str | Path | None = None,
         if catalog:
             registered = _register(compiled, path)
     return BuildResult(compiled.framework_id, compiled.spec, path, compiled.issues,
-                       compiled.intent.domains, compiled.files, registered)
+                       compiled.intent.domains, compiled.files, registered, report)
+
+
+def llm_compile(text: str, seed: int, llm: str | LLMOptions, base_url: str | None
+                ) -> tuple[Compiled, dict[str, Any]]:
+    """Compile `text` with the LLM-backed builders; the framework and the builder's report.
+
+    Raises UserError `llm.dspy_missing` without the dspy extra, RefusedError for a refused
+    request.
+    """
+    from a4a.generator.llm.builder import LLMOptions, build_llm
+
+    opts = LLMOptions(llm, base_url=base_url) if isinstance(llm, str) else llm
+    compiled, report = build_llm(text, seed, opts)
+    return compiled, report.to_dict()
 
 
 def _register(compiled: Compiled, path: Path) -> str:
@@ -151,8 +180,30 @@ def load(path: str | Path, *, trusted: bool = False) -> FrameworkSpec:
     return load_spec(p, trusted=trusted)
 
 
+@contextmanager
+def _own_packs(path: str | Path) -> Iterator[None]:
+    """Domain packs an LLM build wrote into the framework (environment/packs), while in use."""
+    root = Path(path) if Path(path).is_dir() else Path(path).parent
+    if not (root / "environment" / "packs").is_dir():
+        yield
+        return
+    from a4a.generator.llm.domain import extra_packs, framework_packs
+
+    with extra_packs(framework_packs(root)):
+        yield
+
+
 def validate(path: str | Path, *, trusted: bool = False) -> ValidationReport:
     """Validate a framework directory or agent config; never raises for invalid content."""
+    try:
+        with _own_packs(path):
+            return _validate(path, trusted)
+    except SpecError as err:
+        return ValidationReport(Path(path), "framework", None, [
+            Issue(err.code, "environment/packs", err.message, err.hint)])
+
+
+def _validate(path: str | Path, trusted: bool) -> ValidationReport:
     p = Path(path)
     kind = "framework" if p.is_dir() or p.name == "framework.yaml" else "agent"
     if kind == "agent" and p.is_file():
@@ -198,7 +249,8 @@ def tasks(path: str | Path, n: int, seed: int = 0) -> list[Any]:
     if not (root / "framework.yaml").exists():
         raise UserError("path.not_framework", f"{root} has no framework.yaml",
                         "Point at a framework directory built by `a4a build`.")
-    made = synthesize(load(root), n, seed)
+    with _own_packs(root):
+        made = synthesize(load(root), n, seed)
     fsaccess.confine(root, "environment").mkdir(exist_ok=True)
     replace_text(root / "environment" / "tasks.jsonl",
                  "".join(t.to_json() + "\n" for t in made), root=root)
@@ -250,6 +302,15 @@ def run(path: str | Path, task: str, llm: str = "local", *, out: str | Path | No
     is recomputed from the files the lock lists, so a stale or forged lock never names the
     run.
     """
+    with _own_packs(path):
+        return _run(path, task, llm, out=out, seed=seed, task_id=task_id, base_url=base_url,
+                    trusted=trusted, network=network, max_steps=max_steps, attempt=attempt,
+                    context=context)
+
+
+def _run(path: str | Path, task: str, llm: str, *, out: str | Path | None, seed: int,
+         task_id: str, base_url: str | None, trusted: bool, network: bool,
+         max_steps: int | None, attempt: int, context: dict[str, Any] | None) -> Any:
     import asyncio
 
     from a4a.runtime.engine.run import RunOptions, run_framework

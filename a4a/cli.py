@@ -98,8 +98,10 @@ def build(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory "
                                              "(default: ./frameworks/NAME).")] = None,
     seed: Annotated[int, typer.Option(help="Build seed (same text + seed = same bytes).")] = 0,
-    llm: Annotated[str | None, typer.Option(help="Builder model spec; the default is the "
-                                            "offline rule-based compiler.")] = None,
+    llm: Annotated[str | None, typer.Option(help="Build with a model (openai:<model>); the "
+                                            "default is the offline rule-based compiler.")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible "
+                                                 "server of --llm (vLLM, Ollama, ...).")] = None,
     no_catalog: Annotated[bool, typer.Option("--no-catalog", help="Do not register the "
                                              "framework in the catalog.")] = False,
     as_json: JsonOpt = False,
@@ -110,23 +112,80 @@ def build(
         from a4a import api
         from a4a.runtime.errors import UserError
 
-        if llm not in (None, "rules"):
-            raise UserError("llm.unsupported", f"builder model {llm!r} is not available",
-                            "Omit --llm to use the offline rule-based compiler.")
+        if base_url and llm in (None, "rules"):
+            raise UserError("usage.base_url", "--base-url needs --llm",
+                            "Add --llm openai:<model>, or drop --base-url.")
         request = _read_request(text)
         target = out
         if target is None:
             from a4a.generator.pipeline import compile_request
 
             target = Path("frameworks") / compile_request(request, seed).spec.name
-        result = api.build(request, seed=seed, out=target, catalog=not no_catalog)
+        result = api.build(request, seed=seed, out=target, catalog=not no_catalog, llm=llm,
+                           base_url=base_url)
         if as_json:
             _emit_json(result.to_dict())
         else:
             from a4a.render import print_build
 
             print_build(result)
+            if result.builder is not None:
+                _print_builder(result.builder)
         return 0 if result.valid else 1
+
+    _guard(as_json, run)
+
+
+def _print_builder(report: dict[str, Any]) -> None:
+    from a4a.render import console
+
+    calls = report["llm"]
+    verified = report["verification"] or {}
+    line = (f"builder {report['builder']} ({report['model']}): {calls['calls']} LLM call(s), "
+            f"{calls['prompt_tokens'] + calls['completion_tokens']} tokens, "
+            f"{report['rounds']} round(s)")
+    if verified:
+        line += f", oracle solved {verified['oracle_solved']}/{verified['tasks']} task(s)"
+    console().print(line, markup=False, highlight=False)
+    if report["fallback"]:
+        console().print(f"fell back to the rules: {report['fallback']}", markup=False,
+                        highlight=False)
+
+
+builder_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
+                          help="The LLM-backed builders: tune their DSPy program.")
+app.add_typer(builder_app, name="builder")
+
+
+@builder_app.command("tune")
+def builder_tune(
+    llm: Annotated[str, typer.Option(help="Model to tune with, e.g. openai:<model>.")],
+    trainset: Annotated[Path, typer.Option(help="Labelled requests (`cases:`), e.g. "
+                                           "tests/data/generation/tuning.yaml.")],
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible "
+                                                 "server of --llm.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Where to save the program "
+                                             "(default $A4A_HOME/builder/program.json, "
+                                             "which `a4a build --llm` loads).")] = None,
+    limit: Annotated[int | None, typer.Option(help="Use only the first N cases.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Compile the builders' DSPy program against validity, verification and fit."""
+
+    def run() -> int:
+        from a4a.generator.llm.builder import LLMOptions
+        from a4a.generator.llm.engine import require_dspy
+
+        require_dspy()
+        from a4a.generator.llm.tune import tune
+
+        report = tune(LLMOptions(llm, base_url=base_url), trainset, out, limit)
+        if as_json:
+            _emit_json(report.to_dict())
+        else:
+            typer.echo(f"tuned on {report.cases} case(s): score {report.before} -> "
+                       f"{report.after}, {report.calls} LLM call(s); saved {report.path}")
+        return 0
 
     _guard(as_json, run)
 

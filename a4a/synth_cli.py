@@ -40,6 +40,9 @@ def synth(
     judge: Annotated[str | None, typer.Option(
         "--judge", help="Also review kept runs with an LLM judge, e.g. openai:<model>.")
     ] = None,
+    builder_llm: Annotated[str | None, typer.Option(
+        "--builder-llm", help="Build the frameworks with the LLM-backed builders, e.g. "
+        "openai:<model> (served at --base-url).")] = None,
     engine: Annotated[str, typer.Option("--engine", help="local or ray.")] = "local",
     workers: Annotated[int | None, typer.Option(
         "--workers", help="Processes (or Ray CPUs); default: all cores.")] = None,
@@ -68,7 +71,7 @@ def synth(
                  "manifest": str(manifest.resolve()) if manifest else None,
                  "formats": tuple(fmt) if fmt else None,
                  "styles": tuple(style) if style else None, "eval_fraction": eval_fraction,
-                 "max_steps": max_steps, "judge": judge}
+                 "max_steps": max_steps, "judge": judge, "builder_llm": builder_llm}
         chosen = {k: v for k, v in given.items() if v is not None}
         # --resume alone keeps the batch's stored settings; any setting given is checked.
         config = settings(out, chosen) if chosen or not resume else None

@@ -72,3 +72,24 @@ def test_training_imports_only_the_runtime_below_it() -> None:
 def test_training_data_and_masking_import_no_heavy_dependency() -> None:
     mods = _modules_after("import a4a.training.masking, a4a.training.export")
     assert not {m for m in mods if m.split(".")[0] in HEAVY}
+
+
+def test_the_build_command_without_llm_imports_no_builder_model(tmp_path: Path) -> None:
+    code = ("import sys\nfrom a4a.cli import main\nsys.argv = ['a4a', 'build', 'a team that "
+            f"triages GitHub issues', '--no-catalog', '--json', '--out', {str(tmp_path)!r}]\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    assert e.code == 0, e.code")
+    mods = _modules_after(code)
+    assert (tmp_path / "framework.yaml").is_file()
+    assert not {m for m in mods if m.split(".")[0] in ("dspy", "litellm")}
+    assert not {m for m in mods if m.startswith("a4a.generator.llm")}
+
+
+def test_dspy_is_imported_only_by_the_llm_builders() -> None:
+    offenders = [
+        str(p.relative_to(ROOT))
+        for folder in ("a4a", "generator", "runtime", "catalog", "training")
+        for p in (ROOT / folder).rglob("*.py")
+        if any(m.split(".")[0] in ("dspy", "litellm") for m in _imports(p))
+        and "generator/llm" not in p.as_posix()
+    ]
+    assert offenders == []

@@ -30,6 +30,7 @@ class SynthConfig:
     eval_fraction: float = 0.1
     max_steps: int | None = None
     judge: str | None = None
+    builder_llm: str | None = None  # build with the LLM-backed builders (openai:<model>)
 
     def __post_init__(self) -> None:
         from a4a.training.data import check_format

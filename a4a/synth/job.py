@@ -201,7 +201,8 @@ def _environments(batch: Batch) -> tuple[list[Request], list[dict[str, Any]]]:
 
 def _build_round(batch: Batch, requests: Sequence[Request], start: int) -> None:
     cfg, root = batch.config, str(batch.out)
-    jobs = [({**r.to_dict(), "index": start + i}, cfg.seed, root)
+    llm = (cfg.builder_llm, batch.options.base_url) if cfg.builder_llm else None
+    jobs = [({**r.to_dict(), "index": start + i}, cfg.seed, root, llm)
             for i, r in enumerate(requests)
             if batch.build_of(r) is None]
     _timed(batch, "build", lambda: _collect(batch, "build", units.build_unit, jobs,

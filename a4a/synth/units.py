@@ -40,11 +40,14 @@ def keep(row: dict[str, Any]) -> bool:
     return not row["verdict"]["reasons"] and judged.get("keep", True)
 
 
-def build_unit(request: dict[str, Any], seed: int, root: str) -> dict[str, Any]:
+def build_unit(request: dict[str, Any], seed: int, root: str,
+               llm: tuple[str, str | None] | None = None) -> dict[str, Any]:
     """Compile and validate one request into `root/frameworks/<name>-<id>`; one build row.
 
-    A refused or unusable request is a row with an `error`, not an exception. The catalog
-    entry of a written framework rides along (`entry`) for the caller to register.
+    With `llm` (model spec, base URL) the LLM-backed builders build it, and the row carries
+    their report (`builder`). A refused or unusable request is a row with an `error`, not
+    an exception. The catalog entry of a written framework rides along (`entry`) for the
+    caller to register.
     """
     from a4a.generator.pipeline import compile_request
     from a4a.runtime.loader.files import write_files
@@ -52,7 +55,12 @@ def build_unit(request: dict[str, Any], seed: int, root: str) -> dict[str, Any]:
     row: dict[str, Any] = {"id": build_id(request["text"], seed),
                            "request": request["id"], "index": request["index"]}
     try:
-        compiled = compile_request(request["text"], seed=seed)
+        if llm is None:
+            compiled = compile_request(request["text"], seed=seed)
+        else:
+            from a4a.api import llm_compile
+
+            compiled, row["builder"] = llm_compile(request["text"], seed, llm[0], llm[1])
     except A4AError as err:
         return {**row, "valid": False, "error": err.code}
     fid, spec = compiled.framework_id, compiled.spec

@@ -112,7 +112,9 @@ def test_show_prints_tree_and_graph(tmp_path: Path) -> None:
         (["build", "a team {{ 7*7 }}", "--json"], None, 1, "template_injection"),
         (["validate", "/no/such/path", "--json"], None, 2, "path.missing"),
         (["show", "/no/such/path", "--json"], None, 2, "path.missing"),
-        (["build", "a team", "--llm", "openai:gpt", "--json"], None, 2, "llm.unsupported"),
+        (["build", "a team", "--llm", "nonsense", "--json"], None, 2, "llm.unknown_spec"),
+        (["build", "a team", "--base-url", "http://127.0.0.1:1/v1", "--json"], None, 2,
+         "usage.base_url"),
     ],
 )
 def test_user_errors_are_json_and_never_tracebacks(args: list[str], stdin: bytes | None,
