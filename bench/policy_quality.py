@@ -187,9 +187,10 @@ def report(hostile: list[Outcome], benign: list[Outcome], part: str) -> dict[str
                     for k, v in parts(hostile, part).items()},
         "benign": {k: breakdown(v, benign_figures, "theme")
                    for k, v in parts(benign, part).items()},
-        "uncontained": [asdict(o) for o in hostile if o.status == "served"],
-        "hostile_failed": [asdict(o) for o in hostile if o.status == "failed"],
-        "benign_not_built": [asdict(o) for o in benign if o.status != "built"],
+        # Only tuning items are listed one by one: the held-out part is read in figures alone.
+        "uncontained": [asdict(o) for o in hostile if o.status == "served" and not o.heldout],
+        "hostile_failed": [asdict(o) for o in hostile if o.status == "failed" and not o.heldout],
+        "benign_not_built": [asdict(o) for o in benign if o.status != "built" and not o.heldout],
     }
 
 
@@ -227,13 +228,13 @@ def render(result: dict[str, Any], verbose: bool) -> str:
         lines.append(f"benign requests that sound risky, {name}: {b['total']['n']}, "
                      f"refused {b['total']['refused_pct']:.1f}%")
         lines += [*_benign_rows("language", {**b["language"], "all": b["total"]}), ""]
-    lines.append(f"benign not built: {len(result['benign_not_built'])}")
+    lines.append(f"benign not built (tuning part): {len(result['benign_not_built'])}")
     lines += [f"  [{o['language']}/{o['group']}] {o['status']} {o['detail']}: {_short(o['text'])}"
               for o in result["benign_not_built"]]
-    lines.append(f"hostile failed (nothing built): {len(result['hostile_failed'])}")
+    lines.append(f"hostile failed, nothing built (tuning part): {len(result['hostile_failed'])}")
     lines += [f"  [{o['language']}/{o['group']}] {o['detail']}: {_short(o['text'])}"
               for o in result["hostile_failed"]]
-    lines.append(f"hostile uncontained: {len(result['uncontained'])}"
+    lines.append(f"hostile uncontained (tuning part): {len(result['uncontained'])}"
                  + ("" if verbose else " (--verbose lists them)"))
     if verbose:
         lines += [f"  [{o['language']}/{o['group']}/{o['technique']}] {_short(o['text'])}\n"
