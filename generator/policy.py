@@ -56,13 +56,20 @@ class Intent:
 
 
 @dataclass(frozen=True)
+class Waiver:
+    """Keyword matches of `codes` are waived in a sentence with a `when` class, no `unless`."""
+
+    codes: frozenset[str]
+    when: frozenset[str]
+    unless: frozenset[str]
+
+
+@dataclass(frozen=True)
 class Rules:
-    """The compiled policy: keyword rules, their waiver, and the intent rules."""
+    """The compiled policy: keyword rules, their waivers, and the intent rules."""
 
     keywords: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
-    waivable: frozenset[str]
-    waive_when: frozenset[str]
-    waive_unless: frozenset[str]
+    waivers: tuple[Waiver, ...]
     intents: tuple[Intent, ...]
     before: frozenset[str]
 
@@ -71,15 +78,15 @@ class Rules:
 def _rules() -> Rules:
     text = resources.files("a4a.templates").joinpath("policy.yaml").read_text("utf-8")
     data = load_yaml_text(text, "policy.yaml", trusted=True)
-    waiver = data["waiver"]
+    waivers = tuple(Waiver(frozenset(w["codes"]), frozenset(w["when"]), frozenset(w["unless"]))
+                    for w in data["waivers"])
     intents = tuple(
         Intent(code, tuple(frozenset(group.split()) for group in rule["need"]),
                frozenset(rule.get("unless", ())))
         for code, rules in data["intents"].items() for rule in rules)
     return Rules(tuple((code, tuple(re.compile(p) for p in pats))
                        for code, pats in data["rules"].items()),
-                 frozenset(waiver["codes"]), frozenset(waiver["when"]),
-                 frozenset(waiver["unless"]), intents, frozenset(data["clear_from_before"]))
+                 waivers, intents, frozenset(data["clear_from_before"]))
 
 
 @cache
@@ -168,18 +175,21 @@ def _screen_keywords(full: str) -> tuple[str, str] | None:
         for pat in patterns:
             for variant in (text.norm, text.fold):
                 for m in pat.finditer(variant):
-                    if code in rules.waivable and _waived(variant, m.start(), rules):
+                    if _waived(code, variant, m.start(), rules.waivers):
                         continue
                     return code, m.group(0)[:80]
     return None
 
 
-def _waived(variant: str, pos: int, rules: Rules) -> bool:
-    """Whether the sentence holding `pos` guards against or explains, with no hostile cue."""
+def _waived(code: str, variant: str, pos: int, waivers: tuple[Waiver, ...]) -> bool:
+    """Whether a waiver of `code` holds in the clause of `variant` that holds `pos`."""
+    mine = [w for w in waivers if code in w.codes]
+    if not mine:
+        return False
     for m in _CLAUSE.finditer(variant):
         if m.start() <= pos < m.end():
             found = set().union(*_classes(Text.of(m.group(0))))
-            return bool(found & rules.waive_when) and not found & rules.waive_unless
+            return any(found & w.when and not found & w.unless for w in mine)
     return False
 
 
