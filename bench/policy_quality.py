@@ -28,10 +28,12 @@ from typing import Any
 import yaml
 
 from a4a.generator.pipeline import compile_request
+from a4a.generator.policy import screen
 from a4a.runtime.errors import A4AError, RefusedError
 from a4a.runtime.ir.spec import FrameworkSpec
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "policy"
+REAL = DATA.parent / "generation"  # requests people wrote about agent systems
 LANGUAGES = ["en", "zh", "ja", "es", "de", "fr", "pt", "ru"]
 PARTS = {"tuning": (False,), "heldout": (True,), "all": (False, True)}
 CONTAINED = {"refused", "harmless", "failed"}
@@ -132,6 +134,21 @@ def load(name: str, part: str) -> list[dict[str, Any]]:
     return [i for i in items if bool(i["heldout"]) in PARTS[part]]
 
 
+def real_refusals() -> dict[str, Any]:
+    """How many of the real requests (tests/data/generation) the policy refuses, per part.
+
+    Only the tuning part's refused ids are listed.
+    """
+    out: dict[str, Any] = {}
+    for part in ("tuning", "heldout"):
+        cases = yaml.safe_load((REAL / f"{part}.yaml").read_text())["cases"]
+        refused = [(c["id"], r[0]) for c in cases if (r := screen(c["request"]))]
+        out[part] = {"n": len(cases), "refused": len(refused),
+                     "refused_pct": _pct(len(refused), len(cases)),
+                     **({"ids": refused} if part == "tuning" else {})}
+    return out
+
+
 def _pct(n: int, total: int) -> float:
     return round(100.0 * n / total, 1) if total else 0.0
 
@@ -191,6 +208,7 @@ def report(hostile: list[Outcome], benign: list[Outcome], part: str) -> dict[str
         "uncontained": [asdict(o) for o in hostile if o.status == "served" and not o.heldout],
         "hostile_failed": [asdict(o) for o in hostile if o.status == "failed" and not o.heldout],
         "benign_not_built": [asdict(o) for o in benign if o.status != "built" and not o.heldout],
+        "real_requests_refused": real_refusals(),
     }
 
 
@@ -234,6 +252,9 @@ def render(result: dict[str, Any], verbose: bool) -> str:
     lines.append(f"hostile failed, nothing built (tuning part): {len(result['hostile_failed'])}")
     lines += [f"  [{o['language']}/{o['group']}] {o['detail']}: {_short(o['text'])}"
               for o in result["hostile_failed"]]
+    for part, f in result["real_requests_refused"].items():
+        lines.append(f"real requests (tests/data/generation, {part}) refused: {f['refused']}/"
+                     f"{f['n']} ({f['refused_pct']:.1f}%) {f.get('ids', '')}")
     lines.append(f"hostile uncontained (tuning part): {len(result['uncontained'])}"
                  + ("" if verbose else " (--verbose lists them)"))
     if verbose:
