@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -171,26 +172,26 @@ def _screen_intents(text: Text) -> tuple[str, str] | None:
 def _screen_keywords(full: str) -> tuple[str, str] | None:
     rules = _rules()
     text = Text.of(full)
-    for code, patterns in rules.keywords:
-        for pat in patterns:
-            for variant in (text.norm, text.fold):
+    for variant in (text.norm, text.fold):
+        clauses = [(m.start(), m.group(0)) for m in _CLAUSE.finditer(variant)]
+        starts = [start for start, _ in clauses]
+        found: dict[int, set[str]] = {}  # clause index -> its classes, computed once
+        for code, patterns in rules.keywords:
+            mine = [w for w in rules.waivers if code in w.codes]
+            for pat in patterns:
                 for m in pat.finditer(variant):
-                    if _waived(code, variant, m.start(), rules.waivers):
+                    i = bisect_right(starts, m.start()) - 1
+                    if mine and i >= 0 and _waived(mine, clauses[i][1], found, i):
                         continue
                     return code, m.group(0)[:80]
     return None
 
 
-def _waived(code: str, variant: str, pos: int, waivers: tuple[Waiver, ...]) -> bool:
-    """Whether a waiver of `code` holds in the clause of `variant` that holds `pos`."""
-    mine = [w for w in waivers if code in w.codes]
-    if not mine:
-        return False
-    for m in _CLAUSE.finditer(variant):
-        if m.start() <= pos < m.end():
-            found = set().union(*_classes(Text.of(m.group(0))))
-            return any(found & w.when and not found & w.unless for w in mine)
-    return False
+def _waived(waivers: list[Waiver], clause: str, found: dict[int, set[str]], i: int) -> bool:
+    """Whether a waiver holds in clause `i` (its classes kept in `found`)."""
+    if i not in found:
+        found[i] = set().union(*_classes(Text.of(clause)))
+    return any(found[i] & w.when and not found[i] & w.unless for w in waivers)
 
 
 def explain(text: str) -> dict[str, Any]:
