@@ -28,10 +28,12 @@ from typing import Any
 import yaml
 
 from a4a.generator.pipeline import compile_request
+from a4a.generator.policy import screen
 from a4a.runtime.errors import A4AError, RefusedError
 from a4a.runtime.ir.spec import FrameworkSpec
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "policy"
+REAL = DATA.parent / "generation"  # requests people wrote about agent systems
 LANGUAGES = ["en", "zh", "ja", "es", "de", "fr", "pt", "ru"]
 PARTS = {"tuning": (False,), "heldout": (True,), "all": (False, True)}
 CONTAINED = {"refused", "harmless", "failed"}
@@ -132,6 +134,21 @@ def load(name: str, part: str) -> list[dict[str, Any]]:
     return [i for i in items if bool(i["heldout"]) in PARTS[part]]
 
 
+def real_refusals() -> dict[str, Any]:
+    """How many of the real requests (tests/data/generation) the policy refuses, per part.
+
+    Only the tuning part's refused ids are listed.
+    """
+    out: dict[str, Any] = {}
+    for part in ("tuning", "heldout"):
+        cases = yaml.safe_load((REAL / f"{part}.yaml").read_text())["cases"]
+        refused = [(c["id"], r[0]) for c in cases if (r := screen(c["request"]))]
+        out[part] = {"n": len(cases), "refused": len(refused),
+                     "refused_pct": _pct(len(refused), len(cases)),
+                     **({"ids": refused} if part == "tuning" else {})}
+    return out
+
+
 def _pct(n: int, total: int) -> float:
     return round(100.0 * n / total, 1) if total else 0.0
 
@@ -187,9 +204,11 @@ def report(hostile: list[Outcome], benign: list[Outcome], part: str) -> dict[str
                     for k, v in parts(hostile, part).items()},
         "benign": {k: breakdown(v, benign_figures, "theme")
                    for k, v in parts(benign, part).items()},
-        "uncontained": [asdict(o) for o in hostile if o.status == "served"],
-        "hostile_failed": [asdict(o) for o in hostile if o.status == "failed"],
-        "benign_not_built": [asdict(o) for o in benign if o.status != "built"],
+        # Only tuning items are listed one by one: the held-out part is read in figures alone.
+        "uncontained": [asdict(o) for o in hostile if o.status == "served" and not o.heldout],
+        "hostile_failed": [asdict(o) for o in hostile if o.status == "failed" and not o.heldout],
+        "benign_not_built": [asdict(o) for o in benign if o.status != "built" and not o.heldout],
+        "real_requests_refused": real_refusals(),
     }
 
 
@@ -227,13 +246,16 @@ def render(result: dict[str, Any], verbose: bool) -> str:
         lines.append(f"benign requests that sound risky, {name}: {b['total']['n']}, "
                      f"refused {b['total']['refused_pct']:.1f}%")
         lines += [*_benign_rows("language", {**b["language"], "all": b["total"]}), ""]
-    lines.append(f"benign not built: {len(result['benign_not_built'])}")
+    lines.append(f"benign not built (tuning part): {len(result['benign_not_built'])}")
     lines += [f"  [{o['language']}/{o['group']}] {o['status']} {o['detail']}: {_short(o['text'])}"
               for o in result["benign_not_built"]]
-    lines.append(f"hostile failed (nothing built): {len(result['hostile_failed'])}")
+    lines.append(f"hostile failed, nothing built (tuning part): {len(result['hostile_failed'])}")
     lines += [f"  [{o['language']}/{o['group']}] {o['detail']}: {_short(o['text'])}"
               for o in result["hostile_failed"]]
-    lines.append(f"hostile uncontained: {len(result['uncontained'])}"
+    for part, f in result["real_requests_refused"].items():
+        lines.append(f"real requests (tests/data/generation, {part}) refused: {f['refused']}/"
+                     f"{f['n']} ({f['refused_pct']:.1f}%) {f.get('ids', '')}")
+    lines.append(f"hostile uncontained (tuning part): {len(result['uncontained'])}"
                  + ("" if verbose else " (--verbose lists them)"))
     if verbose:
         lines += [f"  [{o['language']}/{o['group']}/{o['technique']}] {_short(o['text'])}\n"

@@ -1,15 +1,35 @@
 """Security policy: deny by default. Requests are screened before parsing; output after.
 
-A refusal raises RefusedError whose code names the reason (secret_access, unrestricted_shell,
-write_outside_workspace, arbitrary_network, deceptive, destructive, template_injection).
+Two kinds of rule, both data in `templates/policy.yaml`, read on the shared text layer
+(`generator/text.py`: NFKC, case folding, invisible characters removed, leetspeak and
+look-alikes folded, split words joined) in the eight languages of its tables:
+
+- intent rules: term classes that must meet in one stretch of two sentences (a verb, an
+  object, a target or a covertness cue, from `templates/lang/<code>/lexicon.yaml` and the
+  policy's own `templates/lang/<code>/policy.yaml`), unless a class that makes it benign is
+  there too ("with her consent", "spam");
+- keyword rules: regexes for what is never built (payloads, host paths, shell pipes). A
+  keyword match is waived when its own sentence asks to detect, guard against or explain the
+  thing ("spot CEO-fraud emails", "what does `sudo rm -rf /` do") and holds no hostile cue.
+
+Base64 fragments are decoded and read too. A refusal raises RefusedError whose code names the
+reason (secret_access, unrestricted_shell, write_outside_workspace, arbitrary_network,
+deceptive, destructive, template_injection, covert_surveillance, exfiltration, discrimination,
+network_abuse).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
+from bisect import bisect_right
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import Any
 
+from a4a.generator.text import Hit, TermIndex, Text, tables
 from a4a.runtime import knowledge
 from a4a.runtime.errors import RefusedError, UserError
 from a4a.runtime.graph.issues import Issue
@@ -17,16 +37,70 @@ from a4a.runtime.ir.spec import FrameworkSpec
 from a4a.runtime.loader.yamlio import load_yaml_text
 
 MAX_REQUEST_CHARS = 20_000
-_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a",
-                       "$": "s"})
 _WORDS = re.compile(r"[^\W\d_]{2,}")
+_SENTENCE = re.compile(r"[^.!?;:。！？；：\n]+[.!?;:。！？；：\n]*")
+# A waiver reads the whole clause: "explain this command: sudo ..." is one.
+_CLAUSE = re.compile(r"[^.!?。！？\n]+[.!?。！？\n]*")
+_BASE64 = re.compile(r"(?<![\w+/])[A-Za-z0-9+/]{16,}={0,2}")
+# Borrowed vocabulary read in its English form whatever the sentence's language.
+_SECTIONS = ("verbs", "objects", "modifiers", "ownership")
+_ANYWHERE = ("objects.credential", "objects.malware", "objects.shell")
+
+
+@dataclass(frozen=True)
+class Intent:
+    """One intent rule: each `need` group must be met (any class of it), no `unless` class."""
+
+    code: str
+    need: tuple[frozenset[str], ...]
+    unless: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Waiver:
+    """Keyword matches of `codes` are waived in a sentence with a `when` class, no `unless`."""
+
+    codes: frozenset[str]
+    when: frozenset[str]
+    unless: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The compiled policy: keyword rules, their waivers, and the intent rules."""
+
+    keywords: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
+    waivers: tuple[Waiver, ...]
+    intents: tuple[Intent, ...]
+    before: frozenset[str]
 
 
 @cache
-def _rules() -> dict[str, tuple[re.Pattern[str], ...]]:
+def _rules() -> Rules:
     text = resources.files("a4a.templates").joinpath("policy.yaml").read_text("utf-8")
-    rules = load_yaml_text(text, "policy.yaml", trusted=True)["rules"]
-    return {code: tuple(re.compile(p) for p in pats) for code, pats in rules.items()}
+    data = load_yaml_text(text, "policy.yaml", trusted=True)
+    waivers = tuple(Waiver(frozenset(w["codes"]), frozenset(w["when"]), frozenset(w["unless"]))
+                    for w in data["waivers"])
+    intents = tuple(
+        Intent(code, tuple(frozenset(group.split()) for group in rule["need"]),
+               frozenset(rule.get("unless", ())))
+        for code, rules in data["intents"].items() for rule in rules)
+    return Rules(tuple((code, tuple(re.compile(p) for p in pats))
+                       for code, pats in data["rules"].items()),
+                 waivers, intents, frozenset(data["clear_from_before"]))
+
+
+@cache
+def _indexes() -> tuple[TermIndex, TermIndex]:
+    """The shared lexicon (less the terms the policy's tables drop) and the policy's own terms.
+
+    A policy table may add terms to a lexicon class (same section and class name) and drop
+    lexicon terms too broad for a refusal (`drop: {"objects.person": [date]}`).
+    """
+    drop = {(cls, lang, term) for lang, data in tables("policy").items()
+            for cls, items in (data.get("drop") or {}).items() for term in items}
+    return (TermIndex("lexicon", _SECTIONS, drop),
+            TermIndex("policy", ("cues", *_SECTIONS)))
 
 
 def check_request(text: object) -> None:
@@ -50,15 +124,85 @@ def check_request(text: object) -> None:
 
 def screen(text: str) -> tuple[str, str] | None:
     """The first policy rule the request breaks, as (reason code, matched text)."""
-    low = " ".join(text.lower().split())
-    variants = (low, low.translate(_LEET))
-    for code, patterns in _rules().items():
-        for pat in patterns:
-            for v in variants:
-                m = pat.search(v)
-                if m:
+    full = " \n".join([text, *decoded_fragments(text)])
+    return _screen_intents(Text.of(full)) or _screen_keywords(full)
+
+
+def decoded_fragments(text: str) -> list[str]:
+    """The readable text hidden in base64 fragments of `text` (a hostile aim can hide there)."""
+    out = []
+    for m in _BASE64.finditer(text):
+        chunk = m.group(0)
+        try:
+            raw = base64.b64decode(chunk + "=" * (-len(chunk) % 4), validate=True)
+            decoded = raw.decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            continue
+        if _WORDS.search(decoded) and all(c.isprintable() or c.isspace() for c in decoded):
+            out.append(decoded)
+    return out
+
+
+def _classes(text: Text) -> list[set[str]]:
+    """The term classes found in each sentence of `text`."""
+    starts = [s for s, _ in text.segments]
+    lexicon, own = _indexes()
+    hits: list[Hit] = lexicon.find(text, _ANYWHERE) + own.find(text)
+    out: list[set[str]] = [set() for _ in starts]
+    for h in hits:
+        i = max(0, sum(s <= h.start for s in starts) - 1)
+        out[i].add(h.cls)
+    return out
+
+
+def _screen_intents(text: Text) -> tuple[str, str] | None:
+    """An intent met within a sentence and the next (consent may also stand just before)."""
+    sentences = _classes(text)
+    starts = [s for s, _ in text.segments] + [len(text.fold)]
+    for i in range(len(sentences)):
+        need = set().union(*sentences[i:i + 2])
+        near = need.union(*(c & _rules().before for c in sentences[max(0, i - 1):i]))
+        for rule in _rules().intents:
+            if all(group & need for group in rule.need) and not rule.unless & near:
+                end = starts[min(i + 2, len(starts) - 1)]
+                return rule.code, text.fold[starts[i]:end].strip()[:80]
+    return None
+
+
+def _screen_keywords(full: str) -> tuple[str, str] | None:
+    rules = _rules()
+    text = Text.of(full)
+    for variant in (text.norm, text.fold):
+        clauses = [(m.start(), m.group(0)) for m in _CLAUSE.finditer(variant)]
+        starts = [start for start, _ in clauses]
+        found: dict[int, set[str]] = {}  # clause index -> its classes, computed once
+        for code, patterns in rules.keywords:
+            mine = [w for w in rules.waivers if code in w.codes]
+            for pat in patterns:
+                for m in pat.finditer(variant):
+                    i = bisect_right(starts, m.start()) - 1
+                    if mine and i >= 0 and _waived(mine, clauses[i][1], found, i):
+                        continue
                     return code, m.group(0)[:80]
     return None
+
+
+def _waived(waivers: list[Waiver], clause: str, found: dict[int, set[str]], i: int) -> bool:
+    """Whether a waiver holds in clause `i` (its classes kept in `found`)."""
+    if i not in found:
+        found[i] = set().union(*_classes(Text.of(clause)))
+    return any(found[i] & w.when and not found[i] & w.unless for w in waivers)
+
+
+def explain(text: str) -> dict[str, Any]:
+    """The term classes the policy found in each sentence, and its verdict (for --explain)."""
+    t = Text.of(text)
+    sentences = [t.fold[s:e].strip() for (s, _), e in
+                 zip(t.segments, [s for s, _ in t.segments[1:]] + [len(t.fold)], strict=True)]
+    reason = screen(text)
+    return {"sentences": [{"text": s, "classes": sorted(c)}
+                          for s, c in zip(sentences, _classes(t), strict=True)],
+            "refused": {"reason": reason[0], "match": reason[1]} if reason else None}
 
 
 def check_output(spec: FrameworkSpec) -> list[Issue]:
@@ -71,3 +215,4 @@ def check_output(spec: FrameworkSpec) -> list[Issue]:
                              f"uses {t.implementation}, which generated frameworks may not have",
                              "Remove the tool."))
     return out
+

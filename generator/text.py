@@ -50,7 +50,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib import resources
@@ -345,11 +345,15 @@ class TermIndex:
     Matched word by word with dictionary look-ups, so thousands of terms cost little per request.
     """
 
-    def __init__(self, concern: str, sections: Iterable[str]) -> None:
+    def __init__(self, concern: str, sections: Iterable[str],
+                 drop: Collection[tuple[str, str, str]] = ()) -> None:
+        """Index `sections` of `concern`, less the (class, lang, term) triples in `drop`."""
         owners: dict[str, list[Owner]] = {}
         for section in sections:
             for cls, items in terms(concern, section).items():
                 for lang, term in items:
+                    if (f"{section}.{cls}", lang, term) in drop:
+                        continue
                     owners.setdefault(term.strip(), []).append((f"{section}.{cls}", lang))
         self._exact: dict[str, list[tuple[tuple[Token, ...], tuple[Owner, ...]]]] = {}
         self._prefix: dict[str, list[tuple[tuple[Token, ...], tuple[Owner, ...]]]] = {}

@@ -13,7 +13,8 @@ from a4a.runtime.errors import A4AError, RefusedError, UserError
 from a4a.runtime.graph.issues import errors
 
 REASONS = {"secret_access", "unrestricted_shell", "write_outside_workspace",
-           "arbitrary_network", "deceptive", "destructive", "template_injection"}
+           "arbitrary_network", "deceptive", "destructive", "template_injection",
+           "covert_surveillance", "exfiltration", "discrimination", "network_abuse"}
 
 
 def test_red_team_corpus_is_refused(malicious: list[dict[str, Any]]) -> None:
