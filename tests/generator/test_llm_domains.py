@@ -91,11 +91,11 @@ def recorded_pack(pid: str, title: str, thing: str, owner: str, states: list[str
 
 
 DOMAINS = [
-    ("a board-game design studio team that playtests prototypes and schedules reviews",
-     recorded_pack("boardgame_studio", "Board game studio", "prototype", "designer",
-                   ["drafted", "playtested", "published"],
-                   ["Hex Harbor", "Moon Market", "Tiny Towers", "Rail Barons"],
-                   ["Ada", "Bo", "Cy"], ["board game", "prototype", "playtest"])),
+    ("a beekeeping cooperative team that inspects hives and plans honey harvests",
+     recorded_pack("apiary_coop", "Apiary cooperative", "hive", "beekeeper",
+                   ["inspected", "treated", "harvested"],
+                   ["Hive North", "Hive Clover", "Hive Linden", "Hive Heather"],
+                   ["Ada", "Bo", "Cy"], ["beekeeping", "hive", "honey harvest"])),
     ("a brewery production planning team that schedules batches and tanks",
      recorded_pack("brewery_production", "Brewery production", "batch", "brewer",
                    ["planned", "fermenting", "packaged"],
