@@ -44,10 +44,10 @@ def _wire_args(chat: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def row(sample: dict[str, Any], fmt: str, style: str) -> dict[str, Any]:
     """One row: the seed shape of `fmt`, or for function_calling the messages in `style`."""
     if fmt != "function_calling":
-        out = {k: v for k, v in sample.items() if k != "meta"}
+        shaped = {k: v for k, v in sample.items() if k != "meta"}
         if "meta" in sample:
-            out["meta"] = json.dumps(sample["meta"], sort_keys=True)
-        return out
+            shaped["meta"] = json.dumps(sample["meta"], sort_keys=True)
+        return shaped
     msgs = formats.format_sample(sample, fmt)
     chat = formats.to_chat(msgs, style)
     out: dict[str, Any] = {"messages": _wire_args(chat) if style == "openai" else chat,

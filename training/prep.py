@@ -5,7 +5,8 @@ tool onto the closest operation of its simulated world (by the words of names an
 descriptions; a tool with no close operation is refused), synthesizes tasks, runs them with
 the policy (`oracle`: each task's gold plan; or any runtime model spec such as
 `openai:<model>`) and turns the runs into samples of the chosen format, the mapped tools
-written under their given names and parameters.
+written under their given names and parameters. The report says which given tools the
+world's tasks exercised (`exercised`) and which none did (`not_exercised`).
 
 agent_augment makes variations of existing function_calling conversations: the user turns
 are rephrased (deterministic templates; nothing is invented about the tools), and each
@@ -192,7 +193,7 @@ def _build_for(topic: str, tools: list[dict[str, Any]]) -> tuple[Any, dict[str, 
 def _rename(sample: dict[str, Any], mapping: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """A function_calling sample with world calls written as the given tools."""
     def args(fn: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
-        props = list(((fn.get("parameters") or {}).get("properties") or {}))
+        props = list((fn.get("parameters") or {}).get("properties") or {})
         out = {}
         for key, value in given.items():
             near = [p for p in props if _words(p) & _words(key)]
@@ -247,7 +248,11 @@ def _distill(topic: str, tools: list[dict[str, Any]], n: int, fmt: str, model: s
             s = _rename(s, mapping)
             samples.append(s if fmt == "function_calling" else _as_format(s, fmt))
     samples = list(data.dedup(samples))[:n]
+    given = {g["name"] for g in mapping.values()}
+    called = {c["function"]["name"] for s in samples for m in s.get("messages", [])
+              for c in m.get("tool_calls") or []}
     return GenerateResult(samples, fmt, {
+        "exercised": sorted(given & called), "not_exercised": sorted(given - called),
         "mode": "agent_distill", "framework": spec.name, "model": label, "tasks": len(tasks),
         "runs": len(records), "completed": sum(r.get("status") == "completed" for r in records),
         "tool_map": {op: g["name"] for op, g in mapping.items()},
@@ -310,5 +315,5 @@ def _rephrase(row: dict[str, Any], rng: random.Random) -> dict[str, Any]:
             body = text[0].lower() + text[1:] if opening and text[:1].isupper() else text
             m = {**m, "content": f"{opening}{body}{rng.choice(_CLOSINGS)}"}
         msgs.append(m)
-    meta = row.get("meta") if isinstance(row.get("meta"), dict) else {}
+    meta: dict[str, Any] = row["meta"] if isinstance(row.get("meta"), dict) else {}
     return {**row, "messages": msgs, "meta": {**meta, "augmented": True}}

@@ -40,7 +40,8 @@ class ParsedToolCall:
 DEFAULT_WEIGHTS = {"quality": 0.4, "completion": 0.4, "efficiency": 0.2}
 
 
-def _text(completion: Any) -> str:
+def completion_text(completion: Any) -> str:
+    """The text of a completion: a string, or the last message's content of a chat."""
     if isinstance(completion, str):
         return completion
     if isinstance(completion, Sequence) and completion and isinstance(completion[-1], Mapping):
@@ -87,7 +88,7 @@ def _record(completion: Any, kwargs: Mapping[str, Any], i: int) -> dict[str, Any
     given = _column(kwargs, "record", i) or _column(kwargs, "trajectory", i)
     if given is not None:
         return as_dict(given)
-    text = _text(completion)
+    text = completion_text(completion)
     parsed = _parsed(text, kwargs, i)
     events = [{"type": "tool_call", "name": c.name, "arguments": c.arguments, "ok": True}
               for c in parsed.calls]
@@ -97,7 +98,7 @@ def _record(completion: Any, kwargs: Mapping[str, Any], i: int) -> dict[str, Any
 def format_ok(completion: Any, **kwargs: Any) -> bool:
     """Whether every tool call of a completion could be read (text and recorded replies)."""
     i = int(kwargs.pop("_index", 0))
-    if _parsed(_text(completion), kwargs, i).errors:
+    if _parsed(completion_text(completion), kwargs, i).errors:
         return False
     given = _column(kwargs, "record", i) or _column(kwargs, "trajectory", i)
     return given is None or all(reply_validity(as_dict(given)))
