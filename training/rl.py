@@ -114,6 +114,46 @@ def dump(path: str | Path, groups: Sequence[Sequence[Rollout]], step: int) -> Pa
     return out
 
 
+def rollouts_from_record(record: dict[str, Any], reward: float) -> list[Rollout]:
+    """One rollout per model call of a run, from the ids and logprobs its events recorded.
+
+    A multi-turn run through the runtime (the embedded backend, or an OpenAI-compatible
+    server such as vLLM returning token ids and logprobs) records each call's prompt ids,
+    completion ids and logprobs; every call of the run shares the run's reward.
+
+    Raises:
+        UserError: `rl.no_tokens` naming the first model call without ids or logprobs.
+    """
+    from a4a.runtime.errors import UserError
+
+    out = []
+    for n, e in enumerate(record.get("events") or []):
+        if e.get("type") != "llm_call":
+            continue
+        if not e.get("token_ids") or not e.get("prompt_token_ids") or \
+                len(e.get("logprobs") or []) != len(e["token_ids"]):
+            raise UserError("rl.no_tokens", f"run {record.get('run_id')}: event {n} has no "
+                            "prompt_token_ids, token_ids and logprobs", "Run with a backend "
+                            "that returns them (the embedded model; vLLM with logprobs and "
+                            "return_token_ids).", run=record.get("run_id"), event=n)
+        out.append(Rollout(list(e["prompt_token_ids"]), list(e["token_ids"]), reward,
+                           [float(x) for x in e["logprobs"]]))
+    return out
+
+
+def groups_from_runs(records: Sequence[dict[str, Any]], tasks: Sequence[dict[str, Any]]
+                     ) -> list[list[Rollout]]:
+    """Rollout groups, one per task: each run scored by its task's checker (composite)."""
+    from a4a.runtime.world.rewards import score
+    from a4a.training.evaluate import pair
+
+    by_task: dict[str, list[Rollout]] = {}
+    for record, task in pair(records, tasks):
+        reward = float(score(dict(task), record)["composite"])
+        by_task.setdefault(str(task["id"]), []).extend(rollouts_from_record(record, reward))
+    return list(by_task.values())
+
+
 def run(net: Any, prompts: Sequence[list[int]], reward: Callable[[Rollout], float], *,
         steps: int, group_size: int = 4, max_new_tokens: int = 8, learning_rate: float = 1e-2,
         dump_to: str | Path | None = None, seed: int = 0) -> list[float]:

@@ -53,3 +53,24 @@ def test_advantages_and_masked_tokens() -> None:
     loss, stats = grpo_loss(net, [masked])
     assert stats["tokens"] == 0 and stats["loss"] == 0.0  # nothing trained where all is masked
     assert loss.requires_grad
+
+
+def test_groups_from_runs_carry_ids_logprobs_and_checker_rewards() -> None:
+    from a4a.runtime.errors import UserError
+    from a4a.training.rl import groups_from_runs
+    from tests.training.test_rewards import TASK, call, record
+
+    def llm(ids: list[int]) -> dict[str, object]:
+        return {"type": "llm_call", "span": "s1", "messages": [], "response": {},
+                "prompt_token_ids": [5, 6], "token_ids": ids, "logprobs": [-0.5] * len(ids)}
+
+    good = record([llm([7, 8]), call("search", {"q": "cats"}), call("tag", {"id": 3}),
+                   llm([9])], diff=TASK["checker"]["expected_diff"])
+    bad = record([llm([7])], answer="no", diff=[])
+    (group,) = groups_from_runs([good, bad], [TASK])
+    assert [r.completion_ids for r in group] == [[7, 8], [9], [7]]
+    assert group[0].reward == group[1].reward > group[2].reward
+    assert all(r.old_logprobs == [-0.5] * len(r.completion_ids) for r in group)
+    with pytest.raises(UserError) as err:
+        groups_from_runs([record([{"type": "llm_call", "span": "s1"}])], [TASK])
+    assert err.value.code == "rl.no_tokens" and err.value.data["event"] == 0
