@@ -21,9 +21,9 @@ def export(
     fmt: Annotated[str, typer.Option(
         "--format", help="function_calling, react, trajectory or multi_agent.")
     ] = "function_calling",
-    style: Annotated[str, typer.Option(
-        "--style", help="openai, nexau, hermes, qwen_xml, minimax, glm or deepseek.")
-    ] = "openai",
+    style: Annotated[str | None, typer.Option(
+        "--style", help="function_calling rows: openai (default), nexau, hermes, qwen_xml, "
+        "minimax, glm or deepseek.")] = None,
     perspective: Annotated[str, typer.Option(
         "--perspective", help="system, agents, or one agent's name.")] = "system",
     status: Annotated[list[str] | None, typer.Option(
@@ -34,7 +34,10 @@ def export(
         "--min-reward", help="Keep runs whose composite reward is at least this.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Write training samples (messages and tools, one tool-call style) from trajectories.
+    """Write training samples from trajectories, in rows the format's formatter reads back.
+
+    function_calling rows hold messages and tools in one tool-call style (--style); react,
+    trajectory and multi_agent rows are those formats' JSON shapes.
 
     With --nexrl, write a NexRL recipe for a framework directory instead: a NexAU
     agent_workspace (agent_config.yaml, tools/, an evaluator.py whose reward is the

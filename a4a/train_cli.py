@@ -3,17 +3,23 @@
 Only typer is imported here; the training stack (torch, transformers, peft) loads inside the
 commands, so `a4a --help` stays fast.
 
-The training config (YAML):
+The training config (YAML), the seed's shape:
 
-    recipe: finetune
-    method: lora            # or full
-    model: {name: path/to/hf-model-dir}
-    data: {path: data/tokenized.jsonl}   # one {input_ids, attention_mask, labels} a line
+    recipe: finetune        # or align
+    method: lora            # or full; for align: grpo
+    model: {name: path/to/hf-model-dir}   # or `local`: the embedded SmolLM2-135M-Instruct
+    data: {path: data/agent_traces.jsonl, format: function_calling, style: hermes}
+    #   with format: raw samples of it (function_calling, react, trajectory, multi_agent);
+    #   without: one {input_ids, attention_mask, labels} a line
     trainer: {num_epochs: 1, learning_rate: 2e-4, batch_size: 4,
               gradient_accumulation_steps: 1, max_steps: null, seed: 0}
     lora: {r: 8, alpha: 16, dropout: 0.0, target_modules: null}
+    online_rl: {enabled: true, reward_name: agent_composite, reward_kwargs: {...}}  # align
     output_dir: runs/finetune
 
+Numbers may be written as YAML reads them or as strings (`2e-4`). A model name that is not a
+local directory is refused: nothing is downloaded. For `recipe: align`, data.path holds
+environment tasks or function_calling samples (see a4a.training.grpo).
 Relative paths are read relative to the config file's folder.
 """
 
@@ -25,15 +31,36 @@ from typing import Annotated, Any
 import typer
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
-TOP_KEYS = {"recipe", "method", "model", "data", "trainer", "lora", "output_dir"}
+TOP_KEYS = {"recipe", "method", "model", "data", "trainer", "lora", "output_dir", "online_rl"}
+DATA_KEYS = {"path", "format", "style", "max_seq_length"}
+FLOATS = {"learning_rate", "max_grad_norm", "weight_decay", "temperature", "beta"}
 TRAINER_KEYS = {"num_epochs", "learning_rate", "batch_size", "gradient_accumulation_steps",
                 "max_steps", "seed", "max_grad_norm", "weight_decay", "save_steps"}
+ALIGN_KEYS = {"num_generations", "max_new_tokens", "temperature", "beta"}
 LORA_KEYS = {"r": "lora_r", "alpha": "lora_alpha", "dropout": "lora_dropout",
              "target_modules": "target_modules"}
+RECIPES = {"finetune": ("lora", "full"), "align": ("grpo",)}
+
+
+def _number(key: str, value: Any, problems: list[str]) -> Any:
+    """A trainer value as a number: YAML reads `2e-4` as a string, a config means a float."""
+    if value is None or key == "target_modules":
+        return value
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        problems.append(f"{key} is {value!r}, not a number")
+        return value
+    if key in FLOATS or key == "dropout":
+        return number
+    if number != int(number):
+        problems.append(f"{key} is {value!r}, not a whole number")
+        return value
+    return int(number)
 
 
 def read_train_config(path: Path) -> dict[str, Any]:
-    """The keyword arguments of `finetune` that a YAML config file describes.
+    """The keyword arguments of `finetune` (or, for `recipe: align`, of `align`) a YAML holds.
 
     Raises:
         UserError: `train.config` listing every problem found in the file.
@@ -44,25 +71,57 @@ def read_train_config(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise UserError("train.config", f"{path} does not exist", "Pass --config FILE.yaml.")
     data = load_yaml_file(path) or {}
+    if not isinstance(data, dict):
+        raise UserError("train.config", f"{path}: not a mapping of keys",
+                        "See `a4a train --help` for the config shape.")
     problems = [f"unknown key {k!r}" for k in data if k not in TOP_KEYS]
-    if data.get("recipe", "finetune") != "finetune":
-        problems.append(f"recipe {data.get('recipe')!r}: only `finetune` is supported")
+    recipe = data.get("recipe", "finetune")
+    method = data.get("method", "lora" if recipe == "finetune" else "grpo")
+    if recipe not in RECIPES:
+        problems.append(f"recipe {recipe!r}: use finetune or align")
+    elif method not in RECIPES[recipe]:
+        problems.append(f"method {method!r} for recipe {recipe}: use "
+                        f"{' or '.join(RECIPES[recipe])}")
     model = data.get("model")
     model = model.get("name") if isinstance(model, dict) else model
-    data_path = (data.get("data") or {}).get("path")
+    section = {k: data.get(k) or {} for k in ("data", "trainer", "lora", "online_rl")}
+    problems += [f"{k} is not a mapping" for k, v in section.items() if not isinstance(v, dict)]
+    section = {k: v if isinstance(v, dict) else {} for k, v in section.items()}
+    data_path = section["data"].get("path")
     problems += [f"{k} is required" for k, v in (("model.name", model),
                                                   ("data.path", data_path)) if not v]
-    trainer, lora = data.get("trainer") or {}, data.get("lora") or {}
-    problems += [f"unknown trainer key {k!r}" for k in trainer if k not in TRAINER_KEYS]
+    trainer, lora = section["trainer"], section["lora"]
+    problems += [f"unknown data key {k!r}" for k in section["data"] if k not in DATA_KEYS]
+    known = TRAINER_KEYS | (ALIGN_KEYS if recipe == "align" else set())
+    problems += [f"unknown trainer key {k!r}" for k in trainer if k not in known]
     problems += [f"unknown lora key {k!r}" for k in lora if k not in LORA_KEYS]
+    trainer = {k: _number(k, v, problems) for k, v in trainer.items()}
+    lora = {k: _number(k, v, problems) for k, v in lora.items()}
+    fmt = section["data"].get("format")
+    if fmt is not None:
+        from a4a.training.data import FORMATS
+
+        if fmt not in FORMATS:
+            problems.append(f"data.format {fmt!r}: use one of {', '.join(FORMATS)}")
     if problems:
         raise UserError("train.config", f"{path}: " + "; ".join(problems),
                         "See `a4a train --help` for the config shape.", issues=problems)
     base = path.parent
-    return {"model": str(_near(base, str(model))), "dataset": str(_near(base, str(data_path))),
-            "method": data.get("method", "lora"),
-            "output_dir": str(_near(base, str(data.get("output_dir", "runs/finetune")))),
-            **trainer, **{LORA_KEYS[k]: v for k, v in lora.items()}}
+    extra = {k: section["data"][k] for k in ("style", "max_seq_length") if k in section["data"]}
+    out = {"model": _model(base, str(model)), "dataset": str(_near(base, str(data_path))),
+           "method": method, "format": fmt,
+           "output_dir": str(_near(base, str(data.get("output_dir", f"runs/{recipe}")))),
+           **extra, **trainer, **{LORA_KEYS[k]: v for k, v in lora.items()}}
+    if recipe == "align":
+        out["recipe"] = "align"
+        out["online_rl"] = section["online_rl"]
+    return out
+
+
+def _model(base: Path, value: str) -> str:
+    """A model of the config: a path relative to the config's folder when one exists there."""
+    near = _near(base, value)
+    return str(near) if near.exists() else value
 
 
 def _near(base: Path, value: str) -> Path:
@@ -73,13 +132,24 @@ def _near(base: Path, value: str) -> Path:
 
 def train(config: Annotated[Path, typer.Option("--config", help="Training YAML.")],
           as_json: JsonOpt = False) -> None:
-    """Fine-tune a model on tokenized examples as a YAML config describes (LoRA or full)."""
+    """Fine-tune (LoRA or full) or align (GRPO) a model as a YAML config describes."""
     from a4a.cli import _emit_json, _guard
 
     def go() -> int:
+        args = read_train_config(config)
+        if args.pop("recipe", "finetune") == "align":
+            from a4a.training.grpo import align
+
+            report = align(**args)
+            if as_json:
+                _emit_json(report)
+            else:
+                typer.echo(f"{report['steps']} GRPO steps, mean reward "
+                           f"{report['first_reward']:.3f} -> {report['final_reward']:.3f}; "
+                           f"checkpoint {report['checkpoint']}")
+            return 0
         from a4a.training.loop import finetune
 
-        args = read_train_config(config)
         state = finetune(**args)
         out = {"checkpoint": state.checkpoint, "steps": state.step, "tokens": state.tokens,
                "first_loss": state.losses[0], "final_loss": state.losses[-1],

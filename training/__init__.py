@@ -1,1 +1,28 @@
-"""Training on trajectories: fine-tuning loop, TRL-style rewards, agent evaluation."""
+"""Training on trajectories: fine-tuning, GRPO alignment, agent rewards and evaluation.
+
+The seed's entry points are here, loaded on first use (torch and transformers load only
+when a function that needs them runs): `finetune`, `align`, `evaluate_agent`, `generate`,
+`ParsedToolCall` and the per-sample rewards.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+_EXPORTS = {
+    "finetune": "a4a.training.loop", "align": "a4a.training.grpo",
+    "evaluate_agent": "a4a.training.agent_metrics", "generate": "a4a.training.prep",
+    "ParsedToolCall": "a4a.training.rewards",
+    "tool_use_quality_reward": "a4a.training.rewards",
+    "task_completion_reward": "a4a.training.rewards",
+    "efficiency_reward": "a4a.training.rewards",
+    "agent_composite_reward": "a4a.training.rewards",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'a4a.training' has no attribute {name!r}")

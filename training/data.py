@@ -233,27 +233,68 @@ def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
                                     "Each line must be one JSON object.") from err
 
 
-_REQUIRED = {"function_calling": ("messages",), "react": ("task", "steps"),
-             "trajectory": ("goal", "turns"), "multi_agent": ("goal", "turns")}
+ROLES = ("system", "user", "assistant", "tool")
+
+
+def _shape_problem(item: Any, fmt: str) -> tuple[str, str] | None:
+    """(field, what is wrong) for the first malformed field of a sample, else None."""
+    if not isinstance(item, dict):
+        return "", f"is a {type(item).__name__}, not an object"
+    key, inner = {"function_calling": ("messages", "role"), "react": ("steps", "action"),
+                  "trajectory": ("turns", "role"), "multi_agent": ("turns", "role")}[fmt]
+    head = {"react": "task", "trajectory": "goal", "multi_agent": "goal"}.get(fmt)
+    if head and not isinstance(item.get(head), str):
+        return head, "is missing or not a string"
+    if not isinstance(item.get(key), list) or not item[key]:
+        return key, "is missing or not a non-empty list"
+    for n, part in enumerate(item[key]):
+        where = f"{key}[{n}]"
+        if not isinstance(part, dict):
+            return where, "is not an object"
+        if not isinstance(part.get(inner), str):
+            return f"{where}.{inner}", "is missing or not a string"
+        if inner == "role" and part["role"] not in ROLES:
+            return f"{where}.role", f"is {part['role']!r}, not one of {', '.join(ROLES)}"
+        for c, call in enumerate(part.get("tool_calls") or []):
+            fn = call.get("function", call) if isinstance(call, dict) else None
+            if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+                return f"{where}.tool_calls[{c}]", "has no function name"
+    return None
+
+
+def check_sample(item: Any, fmt: str, where: str) -> None:
+    """Raise UserError `data.row` naming the row and field when `item` is not a `fmt` sample."""
+    problem = _shape_problem(item, fmt)
+    if problem is not None:
+        field_name, what = problem
+        raise UserError("data.row", f"{where}: field {field_name!r} {what}".replace(
+            "field '' ", ""), f"A {fmt} sample is shaped as the seed shows: "
+            f"{SHAPES[fmt]}.", row=where, field=field_name, format=fmt)
+
+
+SHAPES = {"function_calling": '{"messages": [{"role": ..., "content": ...}]}',
+          "react": '{"task": ..., "steps": [{"thought", "action", "action_input"}]}',
+          "trajectory": '{"system", "goal": ..., "turns": [{"role": ..., "content": ...}]}',
+          "multi_agent": '{"system", "goal": ..., "turns": [{"agent", "role", "content"}]}'}
 
 
 def load_examples(path: Path, fmt: str) -> list[dict[str, Any]]:
     """Seed-format examples from a .json file (one object or a list) or a .jsonl file.
 
     Raises:
-        UserError: `format.unknown`; `data.invalid` for an example missing a required key.
+        UserError: `format.unknown`; `data.missing`; `data.invalid` for a line that is not
+            JSON; `data.row` naming the row and field of a malformed example.
     """
     check_format(fmt)
     if path.suffix == ".json":
+        if not path.is_file():
+            raise UserError("data.missing", f"no such file: {path}", "Pass a JSON file.")
         loaded = json.loads(path.read_text(encoding="utf-8"))
         items = loaded if isinstance(loaded, list) else [loaded]
     else:
         items = list(read_jsonl(path))
     for n, item in enumerate(items, 1):
-        missing = [k for k in _REQUIRED[fmt] if k not in item]
-        if missing:
-            raise UserError("data.invalid", f"example {n} of {path} lacks {missing}",
-                            f"A {fmt} example needs {', '.join(_REQUIRED[fmt])}.")
+        check_sample(item, fmt, f"{path}: row {n}")
     return items
 
 

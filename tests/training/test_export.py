@@ -35,15 +35,31 @@ def a4a(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_export_json_contract(runs: Path, tmp_path: Path) -> None:
     out = tmp_path / "sft.jsonl"
-    proc = a4a("export", str(runs), "--format", "multi_agent", "--style", "glm", "--out",
-               str(out), "--json")
+    proc = a4a("export", str(runs), "--format", "multi_agent", "--out", str(out), "--json")
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["samples"] == report["records"] == 16  # every golden run completed
     assert not report["dropped"]
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 16
-    assert all(set(r) == {"messages", "tools", "meta"} for r in rows)
+    assert all(set(r) == {"system", "goal", "turns", "meta"} for r in rows)
+    styled = a4a("export", str(runs), "--format", "react", "--style", "glm", "--out",
+                 str(out), "--json")
+    assert styled.returncode == 2
+    assert json.loads(styled.stdout)["error"]["code"] == "export.style"
+
+
+@pytest.mark.parametrize("fmt", data.FORMATS)
+def test_every_export_format_reads_back_through_its_formatter(
+        runs: Path, tmp_path: Path, fmt: str) -> None:
+    out = tmp_path / f"{fmt}.jsonl"
+    export_runs(runs, out, fmt, statuses=None)
+    rows = data.load_examples(out, fmt)  # validates every row's shape
+    record = json.loads((GOLDEN / "debate.json").read_text(encoding="utf-8"))
+    (sample,) = data.samples_from_record(record, fmt)
+    back = [formats.format_sample(r, fmt) for r in rows]
+    assert formats.format_sample(sample, fmt) in back
+    assert all(any(m["role"] == "assistant" for m in msgs) for msgs in back)
 
 
 def test_export_errors(runs: Path, tmp_path: Path) -> None:

@@ -52,10 +52,10 @@ output_dir: out
 
 def test_config_problems_are_listed(tmp_path: Path) -> None:
     config = tmp_path / "bad.yaml"
-    config.write_text("recipe: align\ntrainer: {epochs: 3}\n")
+    config.write_text("recipe: distill\ntrainer: {epochs: 3}\n")
     proc = a4a("train", "--config", str(config), "--json")
     err = as_json(proc)["error"]
     assert proc.returncode == 2 and err["code"] == "train.config"
-    for part in ("recipe 'align'", "model.name is required", "data.path is required",
+    for part in ("recipe 'distill'", "model.name is required", "data.path is required",
                  "unknown trainer key 'epochs'"):
         assert part in err["message"]
