@@ -7,12 +7,13 @@ DEVSTAMP := $(VENV)/.installed-dev
 TRAINSTAMP := $(VENV)/.installed-train
 RAYSTAMP := $(VENV)/.installed-ray
 DSPYSTAMP := $(VENV)/.installed-dspy
+BFCLSTAMP := $(VENV)/.installed-bfcl
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BENCHVENV := .venv-bench
 BENCHSTAMP := $(BENCHVENV)/.installed
 
-.PHONY: demo test lint bench bench-peers clean sandbox train model chromium
+.PHONY: demo test lint bench bench-peers clean sandbox train model chromium bfcl
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -50,6 +51,13 @@ $(DSPYSTAMP): $(RAYSTAMP)
 	$(BIN)/pip install --quiet -e ".[train,dev,ray,dspy]"
 	touch $@
 
+# BFCL's data and AST checker (bench/bfcl.py); without its dependencies, whose pins conflict.
+$(BFCLSTAMP): $(DSPYSTAMP)
+	$(BIN)/python -m pip install --quiet --no-deps "bfcl-eval==2026.3.23"
+	touch $@
+
+bfcl: $(BFCLSTAMP)
+
 # The embedded model (SmolLM2-135M-Instruct), converted once into A4A_HOME/models; a no-op
 # when it is cached already. The slow tests run it.
 model: $(TRAINSTAMP)
@@ -64,7 +72,7 @@ demo: $(STAMP) sandbox
 	@echo "then open http://127.0.0.1:8765 (or: $(BIN)/a4a catalog search \"triage\")"
 
 # A4A_REQUIRE_SANDBOX turns a missing bubblewrap into failures instead of skipped probes.
-test: lint sandbox model chromium $(RAYSTAMP) $(DSPYSTAMP)
+test: lint sandbox model chromium $(RAYSTAMP) $(DSPYSTAMP) $(BFCLSTAMP)
 	A4A_REQUIRE_SANDBOX=1 $(BIN)/python -m pytest
 
 # The browser tests drive Debian's chromium; install it when it is missing.

@@ -1,0 +1,80 @@
+"""BFCL v4 AST accuracy of a local model on the non-live categories, with standard errors.
+
+Data and checker are BFCL's own (the `bfcl-eval` wheel, `make bfcl`); the model is prompted
+as the embedded backend prompts an agent turn (a4a.training.bfcl: tools and call grammar of a
+text mode in the system prompt, the question as the user turn) and decoded greedily.
+Irrelevance counts a reply with no valid call as correct, as BFCL does.
+
+Usage: python bench/bfcl.py [--model DIR] [--limit N] [--categories simple_python,...]
+       [--mode hermes] [--max-new-tokens 256] [--json]
+`--model` is a Hugging Face model directory (default: the embedded SmolLM2-135M-Instruct that
+`a4a models pull` caches; or a merged fine-tuned checkpoint). `--limit` takes the first N
+items of each category. Run it niced on a shared machine: one torch thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def run(model: Path | None, categories: list[str], limit: int | None, mode: str,
+        max_new_tokens: int) -> dict[str, Any]:
+    """Score `model` on each category; per-item verdicts and the summary."""
+    from a4a.runtime.llm.base import LLMRequest
+    from a4a.runtime.llm.local import LocalLLM
+    from a4a.training import bfcl
+
+    check = bfcl.checker()
+    llm = LocalLLM(model, max_new_tokens=max_new_tokens)
+    verdicts: dict[str, list[bool]] = {}
+    items: list[dict[str, Any]] = []
+    start = time.perf_counter()
+    for category in categories:
+        verdicts[category] = []
+        for item in bfcl.load(category, limit):
+            reply = llm.generate(LLMRequest(bfcl.messages(item, mode), tool_mode=mode))
+            calls = bfcl.calls(reply.message.content, mode, item)
+            ok = bfcl.correct(item, calls, check)
+            verdicts[category].append(ok)
+            items.append({"id": item.id, "correct": ok, "calls": calls})
+            print(json.dumps({"id": item.id, "correct": ok,
+                              "reply": reply.message.content[:200]}), file=sys.stderr, flush=True)
+    return {"model": str(llm.model_dir), "mode": mode, "limit": limit,
+            "seconds": round(time.perf_counter() - start, 1),
+            "categories": bfcl.summary(verdicts), "items": items}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from a4a.runtime.errors import A4AError
+    from a4a.training import bfcl
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", type=Path, default=None)
+    ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--categories", default=",".join(bfcl.CATEGORIES))
+    ap.add_argument("--mode", default="hermes", choices=("hermes", "xml", "react"))
+    ap.add_argument("--max-new-tokens", type=int, default=256)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    try:
+        result = run(args.model, [c for c in args.categories.split(",") if c], args.limit,
+                     args.mode, args.max_new_tokens)
+    except A4AError as exc:
+        print(json.dumps(exc.to_dict()) if args.json else f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"model {result['model']} ({result['mode']}, {result['seconds']} s)")
+    for category, s in result["categories"].items():
+        print(f"{category:<18} {s['accuracy']:.3f} ± {s['se']:.3f}  (n={s['n']})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
