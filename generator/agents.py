@@ -10,11 +10,11 @@ import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
 from a4a.generator.plan import AgentPlan, Topology
+from a4a.generator.tools import builtin_spec, rank_builtins, tools_for
 from a4a.runtime import knowledge
 from a4a.runtime.ir.domain import input_schema
 from a4a.runtime.ir.spec import AgentSpec, ToolSpec
 
-MAX_TOOLS = 12
 _ASK_HUMAN = ToolSpec(
     name="ask_human", implementation="builtin:ask_human", writes=False,
     description="Ask a human to approve, reject or amend a proposed action; returns the answer "
@@ -49,21 +49,6 @@ def _template() -> jinja2.Template:
     return env.from_string(text)
 
 
-def tools_for(plan: AgentPlan) -> list[tuple[str, str]]:
-    """(pack, operation) pairs this agent gets, by its archetype's tool policy."""
-    policy = knowledge.archetypes()[plan.archetype]["tools"]
-    if policy == "none":
-        return []
-    packs = knowledge.domain_packs()
-    out: list[tuple[str, str]] = []
-    for area in plan.areas:
-        for name in area.ops:
-            op = packs[area.domain].operation(name)
-            if op is not None and (not op.writes or (policy == "write" and plan.writes)):
-                out.append((area.domain, name))
-    return out[:MAX_TOOLS]
-
-
 class RuleAgentBuilder:
     """Deterministic agent builder over the role archetypes and the domain packs."""
 
@@ -72,16 +57,21 @@ class RuleAgentBuilder:
         """Return the agents (in topology order) and the tools they use (first-use order)."""
         picks = {a.name: tools_for(a) for a in topo.agents}
         tools = _tool_specs(picks)
-        built = [self._agent(a, topo, framework, request, picks[a.name], tools)
+        world_names = {t.name for t in tools.values()}
+        extra = {a.name: [builtin_spec(c.tool.split(":")[1] if c.tool.startswith("builtin:")
+                                       else "python")
+                          for c in rank_builtins(a, request, world_names) if c.kept]
+                 for a in topo.agents}
+        built = [self._agent(a, topo, framework, request, picks[a.name], tools, extra[a.name])
                  for a in topo.agents]
         used = {t.name: t for _, mine in built for t in mine}
         return [a for a, _ in built], list(used.values())
 
     def _agent(self, plan: AgentPlan, topo: Topology, framework: str, request: str,
-               picks: list[tuple[str, str]], tools: dict[tuple[str, str], ToolSpec]
-               ) -> tuple[AgentSpec, list[ToolSpec]]:
+               picks: list[tuple[str, str]], tools: dict[tuple[str, str], ToolSpec],
+               builtins: list[ToolSpec]) -> tuple[AgentSpec, list[ToolSpec]]:
         arche = knowledge.archetypes()[plan.archetype]
-        mine = [tools[p] for p in picks]
+        mine = [tools[p] for p in picks] + builtins
         if plan.archetype == "approver":
             mine.append(_ASK_HUMAN)
         by_name = {a.name: a for a in topo.agents}

@@ -9,6 +9,7 @@ from a4a.generator.intent import IntentSpec
 from a4a.generator.meta import PatternChoice
 from a4a.generator.plan import AgentPlan, Area, Topology, archetype_of
 from a4a.generator.relevance import bm25
+from a4a.generator.tools import tools_for
 from a4a.generator.shapes import SHAPES, ShapeInput, _e
 from a4a.runtime import knowledge
 from a4a.runtime.ir.spec import PatternNode
@@ -176,8 +177,6 @@ def add_reflection(topo: Topology, intent: IntentSpec) -> None:
 
 def add_gate(topo: Topology, intent: IntentSpec) -> None:
     """Human gate: agents with side-effect tools call an approval gate before acting."""
-    from a4a.generator.agents import tools_for
-
     packs = knowledge.domain_packs()
     writers = [a.name for a in topo.agents
                if any(packs[p].operation(o).writes for p, o in tools_for(a))]  # type: ignore[union-attr]

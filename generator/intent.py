@@ -56,17 +56,6 @@ class IntentParser(Protocol):
         ...
 
 
-@cache
-def _cue_matchers(key: str = "cues") -> dict[str, tuple[re.Pattern[str], ...]]:
-    return {pid: tuple(re.compile(c) for c in p.get(key, ()))
-            for pid, p in knowledge.patterns().items()}
-
-
-def _cued(norm: str, key: str) -> tuple[str, ...]:
-    return tuple(sorted(p for p, ms in _cue_matchers(key).items()
-                        if any(m.search(norm) for m in ms)))
-
-
 class RuleIntentParser:
     """Deterministic parser over the request analysis, the packs' vocabulary and the cues."""
 
@@ -87,12 +76,13 @@ class RuleIntentParser:
                      if op.keywords and alternation(tuple(op.keywords)).search(norm)]
             roles += [f"{pid}.{r.name}" for r in pack.roles
                       if r.keywords and alternation(tuple(r.keywords)).search(norm)]
-        masked = analysis.masked or norm
         named = tuple(r.name for r in analysis.roles)
+        strong = tuple(sorted({c.pattern for c in analysis.cues if c.weight >= 1.0}))
+        weak = tuple(sorted({c.pattern for c in analysis.cues if c.weight < 1.0}))
         return IntentSpec(
             text=text, goal=_goal(norm), domains=chosen, capabilities=tuple(caps),
-            roles=tuple(roles), cues=_cued(masked, "cues"), counts=_counts(norm),
-            keywords=_keywords(norm), weak_cues=_cued(masked, "weak_cues"),
+            roles=tuple(roles), cues=strong, counts=_counts(norm),
+            keywords=_keywords(norm), weak_cues=weak,
             named_agents=named if len(named) >= 2 else named_agents(norm),
             analysis=analysis, domain_evidence={p: hits[p] for p in domains},
             warnings=_warnings(analysis, domains),
