@@ -55,10 +55,15 @@ _ADJECTIVES = frozenset(
     "the a an one each best staff senior junior private lead chief head principal top expert "
     "experienced seasoned skilled dedicated specialized specialised ai llm smart helpful "
     "friendly professional main final virtual digital personal new another second third "
-    "first other separate single simple multi".split())
+    "first other separate single simple multi central general overall".split())
 _AGENTIVE = re.compile(r"[a-z]{3,}(?:er|or|ist|ant|ian)s?$")
 _BULLET = re.compile(r"^\s*(?:[-*•●>]|\d{1,2}[.)、]|#{1,4})?\s*")
 _HEADER = re.compile(r"^(?P<title>[^:：\n]{2,60}?)\s*(?:[:：]|\s[-–—]\s)\s*(?P<duty>.*)$")
+_BOLD = re.compile(r"^(?:\*\*|__)(?P<title>[^*_\n]{2,60}?)(?:\*\*|__)\s*[:：]?\s*(?P<duty>.*)$")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
+# Words before a role noun that describe the system or a choice, not a member of the team.
+_DESCRIBES = re.compile(r"\b(?:as|is|be|becomes?|acts? as|like|appropriate|right|relevant|"
+                        r"correct|specific|next|proper|suitable|respective)\s+(?:an?\s+|the\s+)?$")
 _PLACEHOLDER = re.compile(r"\{[^}]*\}|\*\*|__|`")
 _CLAUSE_SPLIT = re.compile(r",\s*(?:and\s+|then\s+)?(?=(?:a|an|the|one)\s)|;\s*|\.\s+|\band\s+"
                            r"(?=(?:a|an|the)\s)")
@@ -148,7 +153,7 @@ def _header_roles(lines: list[str], offset: list[int]) -> list[Role]:
     out = []
     for i, line in enumerate(lines):
         body = _BULLET.sub("", line, count=1)
-        m = _HEADER.match(_PLACEHOLDER.sub(" ", body).strip())
+        m = _BOLD.match(body.strip()) or _HEADER.match(_PLACEHOLDER.sub(" ", body).strip())
         if not m:
             continue
         title = m.group("title").strip(" *_-")
@@ -170,6 +175,8 @@ def _clause_roles(norm: str) -> list[Role]:
     """"a research analyst gathers news": an article, up to two modifiers, a role noun."""
     out = []
     for m in _ARTICLE.finditer(norm):
+        if _DESCRIBES.search(norm, max(0, m.start() - 30), m.end()):
+            continue
         stop = _PUNCT.search(norm, m.end(), m.end() + 60)
         words = [(w.start(), w.group(0))
                  for w in _WORDS.finditer(norm, m.end(), stop.start() if stop else m.end() + 60)]
@@ -267,8 +274,8 @@ def _merge(groups: list[list[Role]]) -> tuple[Role, ...]:
 
 
 def _same(a: str, b: str) -> bool:
-    wa, wb = a.split("_"), b.split("_")
-    return a == b or (wa[-1] == wb[-1] and (set(wa) <= set(wb) or set(wb) <= set(wa)))
+    wa, wb = set(a.split("_")), set(b.split("_"))
+    return a == b or wa <= wb or wb <= wa
 
 
 def _steps(lines: list[str]) -> tuple[str, ...]:
@@ -325,15 +332,19 @@ def analyse(raw: str) -> RequestAnalysis:
     """Analyse a request (already checked by the security policy)."""
     text = Text.of(raw[:20_000])
     lined = normalize(raw[:20_000], keep_lines=True)
-    lines = lined.split("\n")
+    norm = text.norm
+    lex_roles, lex_cues = _lexicon_roles(text)
+    lang = text.detection.main
+    split = normalize(_CAMEL.sub(" ", raw[:20_000]), keep_lines=True)  # "AgentManager"
+    lines = split.split("\n")
     offsets, pos = [], 0
     for ln in lines:
         offsets.append(pos)
         pos += len(ln) + 1
-    norm = text.norm
-    lex_roles, lex_cues = _lexicon_roles(text)
-    lang = text.detection.main
-    en_groups = [_header_roles(lines, offsets), _clause_roles(lined), _agent_noun_roles(lined)]
+    headers = _header_roles(lines, offsets)
+    # A list of roles is the strongest evidence; prose around it mostly describes the system.
+    prose = [] if len(headers) >= 2 else [_clause_roles(split), _agent_noun_roles(split)]
+    en_groups = [headers, *prose]
     roles = _merge([*en_groups, lex_roles] if lang == "en" else [lex_roles, *en_groups])
     masked = mask_roles(norm, roles)
     counts, caps = _counts(norm)

@@ -89,8 +89,9 @@ def domain_scores(norm: str) -> dict[str, int]:
     return {pid: len(hits.get(pid, ())) for pid in _domain_matchers()}
 
 
-DEPARTMENTS = re.compile(r"\b(teams?|departments?|divisions?|org|organi[sz]ation|company|"
-                          r"units?|desks?|groups? of agents|sub-?teams?)\b")
+DEPARTMENTS = re.compile(r"\b(?:departments?|divisions?|sub-?teams?|org chart|business units?|"
+                         r"(?:\w+ )?teams? (?:of|for|with|handling|working|fixing|each)|"
+                         r"(?:an?|the|each|every) (?:[a-z-]+ ){1,2}teams?\b(?! agent))")
 
 
 def select_domains(scores: dict[str, int], departments: bool = True) -> tuple[str, ...]:

@@ -29,6 +29,8 @@ def areas_for(intent: IntentSpec) -> tuple[Area, ...]:
     wanted = {c.split(".", 1)[1] for c in intent.capabilities}
     per_domain: list[list[Area]] = []
     for pid in intent.domains:
+        if pid == "generic":  # out of domain: no to-do operations dressed up as domain tools
+            continue
         pack = packs[pid]
         rows = []
         for ri, res in enumerate(pack.resources):

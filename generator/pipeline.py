@@ -65,12 +65,22 @@ def compile_request(text: str, seed: int = 0, builders: Builders | None = None) 
                               source_sha256=hashlib.sha256(text.encode()).hexdigest()),
     )
     spec = draft.model_copy(update={"limits": _limits(draft)})
-    issues = validate(spec) + check_output(spec)
+    issues = validate(spec) + check_output(spec) + [
+        Issue(code, "description", message, _HINTS[code], "warning")
+        for code, message in intent.warnings]
     world = {"domains": list(intent.domains), "seed": seed}
     extra = {"environment/world.yaml": dump_yaml(world),
              **skill_files([s for a in spec.agents for s in a.skills])}
     files = render_files(spec, render_readme(spec), extra)
     return Compiled(spec, files, intent, issues)
+
+
+_HINTS = {
+    "domain.none": "Name the systems the agents work with (issues, orders, email, ...) or add a "
+                   "domain pack under templates/domains.",
+    "lang.partial": "Rephrase those sentences, or add the missing words to "
+                    "templates/lang/<code>/analysis.yaml.",
+}
 
 
 def _limits(spec: FrameworkSpec) -> Limits:
