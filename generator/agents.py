@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from functools import cache
 from importlib import resources
 from typing import Protocol
@@ -79,12 +80,17 @@ class RuleAgentBuilder:
                 if e.source == plan.name and e.kind == "delegate"]
         nexts = [_KIND_TEXT[e.kind].format(t=e.target, c=e.condition or "otherwise")
                  for e in topo.edges if e.source == plan.name and e.kind != "delegate"]
+        side, topic = _debate(plan, request)
         prompt = _template().render(
             agent={"name": plan.name, "title": arche["title"]}, framework=framework,
-            request=request, focus=plan.focus, archetype=arche,
+            request=html.escape(request, quote=False), focus=plan.focus, archetype=arche,
+            duty=_clause(plan.duty), side=side, topic=topic,
             areas=sorted({a.label for a in plan.areas}), tools=mine,
+            world_tools=any(t.implementation.startswith("world:") for t in mine),
             sub_agents=[{"name": s.name, "description": _describe(s)} for s in subs],
-            next_steps=nexts,
+            next_steps=nexts, receives=_receives(plan.name, topo),
+            done_when=_done_when(plan.name, topo),
+            audience="the user" if plan.name == topo.entry or not nexts else "the next agent",
         )
         agent = AgentSpec(
             name=plan.name, role=plan.archetype, description=_describe(plan),
@@ -95,8 +101,54 @@ class RuleAgentBuilder:
 
 
 def _describe(plan: AgentPlan) -> str:
+    """One grammatical sentence: what the agent does."""
     title = knowledge.archetypes()[plan.archetype]["title"]
+    if plan.duty:
+        duty = _clause(plan.duty)
+        return f"{title} ({plan.name.replace('_', ' ')}) that {duty}." if _verbal(duty) else \
+            f"{title} ({plan.name.replace('_', ' ')}): {duty}."
     return f"{title} for {plan.focus}."
+
+
+def _clause(duty: str) -> str:
+    return " ".join(duty.split()).rstrip(" .;,:")[:200]
+
+
+def _verbal(duty: str) -> bool:
+    first = duty.split(" ", 1)[0] if duty else ""
+    return first.endswith("s") and not first.endswith("ss") and len(first) > 3
+
+
+_RECEIVE = {"sequence": "the output of {s}", "parallel": "one part of the task from {s}",
+            "handoff": "the conversation from {s}", "route": "requests {s} sends to you",
+            "delegate": "tasks from {s}, who calls you as a tool", "loop": "feedback from {s}"}
+
+
+def _receives(name: str, topo: Topology) -> list[str]:
+    seen: dict[str, None] = {}
+    for e in topo.edges:
+        if e.target == name and e.source != name:
+            seen.setdefault(_RECEIVE[e.kind].format(s=e.source), None)
+    return list(seen) or ["the user's task"]
+
+
+def _done_when(name: str, topo: Topology) -> str:
+    for e in topo.edges:
+        if e.source == name and e.kind == "loop" and e.condition:
+            return e.condition
+    if any(e.target == name and e.kind == "delegate" for e in topo.edges):
+        return "you have returned your result to the agent that called you"
+    return "your part is complete and handed on"
+
+
+def _debate(plan: AgentPlan, request: str) -> tuple[str, str]:
+    """The side a debater argues and the question, from the request's first sentence."""
+    if plan.archetype != "debater":
+        return "", ""
+    first = " ".join(request.split())[:300]
+    topic = html.escape(first.split(". ")[0].rstrip(". "), quote=False)
+    return (_clause(plan.duty) or plan.focus), f'"{topic}"'
+
 
 
 def _tool_specs(picks: dict[str, list[tuple[str, str]]]) -> dict[tuple[str, str], ToolSpec]:

@@ -42,7 +42,7 @@ _NOT_ROLES = frozenset(
     "cover tower flower player timer speaker founder newsletter twitter docker pointer marker "
     "tier cheaper deeper together further whatever however another consider wonder remember "
     "enter deliver discover gather render transfer prefer refer suffer alter latter former "
-    "winner counter printer calendar doctor patient client student person people human "
+    "winner printer calendar doctor patient client student person people human "
     "humans team teams crew employee employees candidate candidates author authors reader "
     "readers viewer viewers traveler traveller travelers shopper shoppers subscriber "
     "subscribers caller callers sender recipient requester requestor borrower lender "

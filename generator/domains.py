@@ -62,15 +62,20 @@ def domain_hits(text: Text) -> dict[str, tuple[str, ...]]:
         for i, pat in enumerate(pats):
             src = text.norm if i == 0 else text.fold
             spans += [(m.start(), m.end(), pid, m.group(0)) for m in pat.finditer(src)]
-    out: dict[str, set[str]] = {}
+    out: dict[str, dict[str, str]] = {}
     for start, end, pid, word in spans:
         if any(s <= start and end <= e and (e - s) > (end - start) and p != pid
                for s, e, p, _ in spans):
             continue
         if _sense_excludes(pid, word, text.norm, start):
             continue
-        out.setdefault(pid, set()).add(word.rstrip("s"))
-    return {pid: tuple(sorted(ws)) for pid, ws in sorted(out.items())}
+        out.setdefault(pid, {}).setdefault(_singular(word), word)
+    return {pid: tuple(sorted(ws.values())) for pid, ws in sorted(out.items())}
+
+
+def _singular(word: str) -> str:
+    """The key two forms of one term share ("issue", "issues")."""
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 4 else word
 
 
 def _sense_excludes(pid: str, word: str, norm: str, pos: int) -> bool:

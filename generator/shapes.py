@@ -45,6 +45,10 @@ class ShapeInput:
         covered = {a for r in self.roles for a in r.areas}
         rest = tuple(a for a in self.areas if a not in covered)
         team = list(self.roles[:hi]) + _specialists(rest, suffix)
+        if not team:  # out of domain: generic workers that share the task
+            n = self.count("worker", "agent", "part", default=3, hi=hi)
+            team = [AgentPlan(f"{suffix}_{i + 1}", "specialist", f"part {i + 1} of the task")
+                    for i in range(n)]
         return team[:size]
 
 
