@@ -111,7 +111,8 @@ def _describe(plan: AgentPlan) -> str:
 
 
 def _clause(duty: str) -> str:
-    return " ".join(duty.split()).rstrip(" .;,:")[:200]
+    """A duty clause of the request, as escaped data (it never closes the <request> block)."""
+    return html.escape(" ".join(duty.split()).rstrip(" .;,:")[:200], quote=False)
 
 
 def _verbal(duty: str) -> bool:

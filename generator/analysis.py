@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from a4a.generator.domains import domain_hits
-from a4a.generator.text import Text, TermIndex, normalize
+from a4a.generator.text import TermIndex, Text, normalize
 from a4a.runtime import knowledge
 
 MAX_ROLES = 8
@@ -73,7 +73,8 @@ _FOLLOWERS = frozenset("who that which to will should must can then and or , . ;
 NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
            "eight": 8, "nine": 9, "ten": 10, "a pair of": 2, "a couple of": 2, "several": 3}
 _NUM = r"(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|a pair of|a couple of)"
-_COUNT = re.compile(rf"\b{_NUM}\s+(?:[a-z-]+\s+){{0,2}}?([a-z]+?(?:ers|ors|ists|ants|ges|ts|es|s))\b")
+_COUNT = re.compile(rf"\b{_NUM}\s+(?:[a-z-]+\s+){{0,2}}?"
+                    r"([a-z]+?(?:ers|ors|ists|ants|ges|ts|es|s))\b")
 _CAP = re.compile(rf"\b(?:at most|up to|max(?:imum)?(?: of)?|no more than)\s+{_NUM}\s+"
                   r"(retries|iterations|rounds|attempts|times|revisions|passes|loops|turns)\b")
 _TIMES = re.compile(rf"\b{_NUM}\s+times\b")
@@ -214,7 +215,8 @@ def is_filler(word: str) -> bool:
 _PLURAL = frozenset("agents assistants workers members bots experts".split())
 _BARE = frozenset("agent agents assistant assistants worker workers member members bot bots "
                   "expert experts".split())
-_FILLER = frozenset("a an the one and or of for with in on at by from into as is are be it its this these "
+_FILLER = frozenset("a an the one and or of for with in on at by from into as is are be it its "
+                    "this these "
                     "that which who to then also both".split())
 
 
@@ -279,7 +281,8 @@ def _same(a: str, b: str) -> bool:
 
 
 def _steps(lines: list[str]) -> tuple[str, ...]:
-    items = [_BULLET.sub("", ln, count=1) for ln in lines if re.match(r"\s*(\d{1,2}[.)]|[-*•])", ln)]
+    items = [_BULLET.sub("", ln, count=1) for ln in lines
+             if re.match(r"\s*(\d{1,2}[.)]|[-*•])", ln)]
     return tuple(i[:120] for i in items if i)[:12]
 
 

@@ -18,7 +18,8 @@ from a4a.runtime import knowledge
 @cache
 def alternation(words: tuple[str, ...]) -> re.Pattern[str]:
     """Whole-word alternation of English keywords; plurals and verb forms match."""
-    alts = "|".join(re.escape(w.lower()) for w in sorted(set(words), key=lambda w: (-len(w), w)))
+    forms = set(words) | {w[:-1] + "ing" for w in words if w.endswith("e") and len(w) > 3}
+    alts = "|".join(re.escape(w.lower()) for w in sorted(forms, key=lambda w: (-len(w), w)))
     return re.compile(rf"\b(?:{alts})(?:s|es|d|ed|ing)?\b")
 
 

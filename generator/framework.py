@@ -9,8 +9,8 @@ from a4a.generator.intent import IntentSpec
 from a4a.generator.meta import PatternChoice
 from a4a.generator.plan import AgentPlan, Area, Topology, archetype_of
 from a4a.generator.relevance import bm25
-from a4a.generator.tools import tools_for
 from a4a.generator.shapes import SHAPES, ShapeInput, _e
+from a4a.generator.tools import tools_for
 from a4a.runtime import knowledge
 from a4a.runtime.ir.spec import PatternNode
 
@@ -113,6 +113,9 @@ class RuleFrameworkBuilder:
             mods.insert(0, choice.top)  # their shape is the base; the modifier adds the loop
         for mod in mods:
             _MODIFIERS[mod](topo, intent)
+        seen: set[tuple[str, str, str]] = set()  # a modifier may repeat an edge of the shape
+        topo.edges = [e for e in topo.edges if (k := (e.source, e.target, e.kind)) not in seen
+                      and not seen.add(k)]  # type: ignore[func-returns-value]
         return topo
 
 
@@ -138,13 +141,13 @@ def add_review_loop(topo: Topology, intent: IntentSpec) -> None:
     """Evaluator-optimizer: the final producer's output is reviewed until approved."""
     named = [a for a in topo.agents if a.archetype == "reviewer" and a.duty]
     if named and len(topo.agents) >= 2:
-        rev = named[-1]
-        before = [e.source for e in topo.edges if e.target == rev.name and e.kind == "sequence"]
-        target = before[0] if before else topo.entry
-        if target != rev.name and not any(e.source == rev.name and e.kind == "loop"
-                                          for e in topo.edges):
-            topo.edges.append(_e(rev.name, target, "loop", max_iterations=3,
-                                 condition=f"{rev.name} approves the result"))
+        judge = named[-1].name
+        before = [e.source for e in topo.edges if e.target == judge and e.kind == "sequence"]
+        back = before[0] if before else topo.entry
+        if back != judge and not any(e.source == judge and e.kind == "loop"
+                                     for e in topo.edges):
+            topo.edges.append(_e(judge, back, "loop", max_iterations=3,
+                                 condition=f"{judge} approves the result"))
             _add_child(topo, "evaluator_optimizer", [])
             return
     ends = _ends(topo) or [topo.entry]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Protocol
 
 from a4a.generator.analysis import RequestAnalysis, analyse

@@ -40,7 +40,7 @@ class MetaAgent(Protocol):
 def _scores(intent: IntentSpec) -> dict[str, float]:
     if intent.analysis is not None:
         return intent.analysis.scores()
-    return {**{c: 0.4 for c in intent.weak_cues}, **{c: 1.0 for c in intent.cues}}
+    return {**dict.fromkeys(intent.weak_cues, 0.4), **dict.fromkeys(intent.cues, 1.0)}
 
 
 class RuleMetaAgent:
@@ -72,7 +72,7 @@ class RuleMetaAgent:
 def _by_roles(roles: tuple[str, ...], modifiers: tuple[str, ...]
               ) -> tuple[str, tuple[str, ...], str]:
     kinds = [archetype_of(r) for r in roles]
-    if "coordinator" in kinds[:1] or kinds.count("coordinator") == 1 and len(roles) >= 3:
+    if "coordinator" in kinds[:1] or (kinds.count("coordinator") == 1 and len(roles) >= 3):
         return "orchestrator_workers", modifiers, "a named coordinator role leads the team"
     if kinds[0] == "router":
         return "routing", modifiers, "the first named role triages the requests"

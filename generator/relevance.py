@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 K1, B = 1.2, 0.75
 _WORD = re.compile(r"[a-z][a-z0-9]+|[\u3040-\u30ff\u3400-\u9fff]")
+_SUFFIX = re.compile(r"(?:ing|ed|es|s)$")
 _STOP = frozenset("the and for with from into that this then are you your our their its all "
                   "any each one can will should must who which when what how has have not "
                   "but use uses using via per about by of to in on at or an a is it as be".split())
@@ -22,7 +23,7 @@ _STOP = frozenset("the and for with from into that this then are you your our th
 def stems(text: str) -> list[str]:
     """The comparable word stems of a text."""
     words = _WORD.findall(text.lower().replace("_", " "))
-    return [w[:6] for w in words if w not in _STOP]
+    return [_SUFFIX.sub("", w)[:6] if len(w) > 4 else w for w in words if w not in _STOP]
 
 
 def bm25(query: str, docs: Sequence[str]) -> list[float]:

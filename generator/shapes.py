@@ -155,15 +155,12 @@ def parallel_sectioning(x: ShapeInput) -> Topology:
     if x.named and len(rest) >= 2:
         return _fan(split, rest, AgentPlan("aggregator", "synthesizer",
                                            "merging the parts into one answer", (), 4))
-    workers = x.team("worker")
+    workers = rest if lead else x.team("worker")
     if len(workers) < 2:
         workers = [*workers, AgentPlan("research_worker", "researcher", "background facts",
                                        x.areas[:2], 8, False)]
-    agg = AgentPlan("aggregator", "synthesizer", "merging the parts into one answer", (), 4)
-    edges = [_e("splitter", w.name, "parallel", join="aggregator") for w in workers]
-    edges += [_e(w.name, "aggregator", "sequence") for w in workers]
-    agents = [split, *workers, agg]
-    return Topology("splitter", agents, edges, _node("parallel_sectioning", agents))
+    return _fan(split, workers, AgentPlan("aggregator", "synthesizer",
+                                          "merging the parts into one answer", (), 4))
 
 
 def _fan(split: AgentPlan, workers: list[AgentPlan], agg: AgentPlan) -> Topology:
@@ -299,7 +296,8 @@ def debate(x: ShapeInput) -> Topology:
 
 def debate_sides(text: str, n: int) -> list[str]:
     """The positions debaters argue: for and against the question, then further views."""
-    base = ["arguing for the proposal in the request", "arguing against the proposal in the request"]
+    base = ["arguing for the proposal in the request",
+            "arguing against the proposal in the request"]
     return (base + [f"an independent view {i + 1}" for i in range(n)])[:n]
 
 

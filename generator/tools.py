@@ -66,7 +66,8 @@ def policy_allows(name: str) -> bool:
     spec = builtin_spec(name)
     if not knowledge.generated_may_hold(spec.implementation):
         return False
-    return not check_output(FrameworkSpec.model_construct(tools=[spec]))
+    probe: dict[str, Any] = {"tools": [spec]}  # check_output reads the tools only
+    return not check_output(FrameworkSpec.model_construct(**probe))
 
 
 @cache
