@@ -81,7 +81,8 @@ def test_secondary_packs_need_two_hits_and_at_most_two_without_departments() -> 
 def test_tools_follow_the_duty() -> None:
     assert not implies_change("gathers news and reads the filings")
     assert implies_change("updates the ticket and assigns it")
-    docs = ["list_issues List open issues", "close_issue Close an issue", "add_label Add a label to an issue"]
+    docs = ["list_issues List open issues", "close_issue Close an issue",
+            "add_label Add a label to an issue"]
     scores = bm25("labels each new issue", docs)
     assert scores.index(max(scores)) == 2
     c = compile_request("Two agents debate whether we should migrate our GitHub issues to a new "
