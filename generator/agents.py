@@ -11,7 +11,12 @@ import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
 from a4a.generator.plan import AgentPlan, Topology
-from a4a.generator.tools import builtin_spec, rank_builtins, tools_for
+from a4a.generator.tools import (
+    assign_request_builtins,
+    builtin_spec,
+    rank_builtins,
+    tools_for,
+)
 from a4a.runtime import knowledge
 from a4a.runtime.ir.domain import input_schema
 from a4a.runtime.ir.spec import AgentSpec, ToolSpec
@@ -63,6 +68,10 @@ class RuleAgentBuilder:
                                        else "python")
                           for c in rank_builtins(a, request, world_names) if c.kept]
                  for a in topo.agents}
+        held = {n: [t.name for t in ts] for n, ts in extra.items()}
+        more = assign_request_builtins(topo.agents, request, held, world_names)
+        for agent, names in more.items():
+            extra[agent] += [builtin_spec(n) for n in names]
         built = [self._agent(a, topo, framework, request, picks[a.name], tools, extra[a.name])
                  for a in topo.agents]
         used = {t.name: t for _, mine in built for t in mine}

@@ -95,9 +95,19 @@ def domain_scores(norm: str) -> dict[str, int]:
     return {pid: len(hits.get(pid, ())) for pid in _domain_matchers()}
 
 
-DEPARTMENTS = re.compile(r"\b(?:departments?|divisions?|sub-?teams?|org chart|business units?|"
-                         r"(?:\w+ )?teams? (?:of|for|with|handling|working|fixing|each)|"
-                         r"(?:an?|the|each|every) (?:[a-z-]+ ){1,2}teams?\b(?! agent))")
+_DEPARTMENT_WORDS = re.compile(r"\b(?:departments?|divisions?|sub-?teams?|org chart|"
+                               r"business units?|desks? for)\b")
+_TEAM = re.compile(r"\b([a-z][a-z-]*) teams?\b")
+_NOT_DEPARTMENT = frozenset("a an the agent agents ai our your their this that whole entire "
+                            "multi-agent small one each every same".split())
+
+
+def names_departments(norm: str) -> bool:
+    """Whether the request names departments: the word, or two distinct "<x> team"s."""
+    if _DEPARTMENT_WORDS.search(norm):
+        return True
+    teams = {m.group(1) for m in _TEAM.finditer(norm) if m.group(1) not in _NOT_DEPARTMENT}
+    return len(teams) >= 2
 
 
 def select_domains(scores: dict[str, int], departments: bool = True) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from a4a.generator.analysis import RequestAnalysis, analyse
-from a4a.generator.domains import DEPARTMENTS, alternation, domain_hits, select_domains
+from a4a.generator.domains import alternation, names_departments, domain_hits, select_domains
 from a4a.generator.text import Text, fold, normalize
 from a4a.runtime import knowledge
 
@@ -65,7 +65,7 @@ class RuleIntentParser:
         hits = domain_hits(Text(norm, norm, fold(norm)))
         # A multi-word phrase ("on the web", "stock market") is precise: it counts twice.
         scores = {p: sum(2 if " " in w else 1 for w in h) for p, h in hits.items()}
-        domains = select_domains(scores, bool(DEPARTMENTS.search(norm)))
+        domains = select_domains(scores, names_departments(norm))
         packs = knowledge.domain_packs()
         chosen = domains[:8] or ("generic",)
         caps, roles = [], []

@@ -17,6 +17,7 @@ from a4a.runtime import knowledge
 
 # Patterns that wrap another one rather than shape the whole team.
 MODIFIERS = ("evaluator_optimizer", "reflection", "human_gate")
+_OWN_LOOP = frozenset({"debate", "group_chat", "voting"})
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ class RuleMetaAgent:
                                  scores)
         if structural:
             top = structural[0]
+            if top in _OWN_LOOP:  # rounds or turns are their loop: no second reviewer loop
+                modifiers = tuple(m for m in modifiers if m == "human_gate")
             return PatternChoice(top, modifiers, f"strongest control-flow cue: {top} "
                                  f"(score {scores.get(top, 1.0)})", scores)
         roles = intent.named_agents

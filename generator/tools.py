@@ -10,7 +10,7 @@ allows them. Every choice carries its relevance and reason for `--explain`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -123,15 +123,26 @@ def _cap(rows: list[ToolChoice]) -> list[ToolChoice]:
     return out
 
 
+@lru_cache(maxsize=256)
+def cue_hits(text: str) -> dict[str, str]:
+    """The builtins whose cues a text holds, with the words that cued each."""
+    folded = fold(normalize(text))
+    out = {}
+    for name, pat in _builtin_cues().items():
+        m = pat.search(folded) if pat is not None else None
+        if m is not None:
+            out[name] = m.group(0)
+    return out
+
+
 def rank_builtins(plan: AgentPlan, request: str, taken: set[str]) -> list[ToolChoice]:
     """The builtins the agent's work calls for, each kept or left out with why."""
-    source = " ".join(x for x in (plan.duty, plan.name.replace("_", " ")) if x)
-    text = fold(normalize(source if plan.duty else f"{source} {request}"))
+    own = cue_hits(" ".join(x for x in (plan.duty, plan.name.replace("_", " ")) if x))
+    hits = own if plan.duty else {**cue_hits(request), **own}
     out = []
     for b in builtin_table():
-        pat = _builtin_cues()[b["name"]]
-        m = pat.search(text) if pat is not None else None
-        if m is None or plan.archetype not in b["archetypes"]:
+        word = hits.get(b["name"])
+        if word is None or plan.archetype not in b["archetypes"]:
             continue
         impl = b["implementation"]
         if b["name"] in taken:
@@ -139,7 +150,26 @@ def rank_builtins(plan: AgentPlan, request: str, taken: set[str]) -> list[ToolCh
         elif not policy_allows(b["name"]):
             out.append(ToolChoice(impl, 1.0, False, "the output policy does not allow it"))
         else:
-            out.append(ToolChoice(impl, 1.0, True, f"the work mentions {m.group(0)!r}"))
+            out.append(ToolChoice(impl, 1.0, True, f"the work mentions {word!r}"))
+    return out
+
+
+def assign_request_builtins(plans: list[AgentPlan], request: str,
+                            held: dict[str, list[str]], taken: set[str]) -> dict[str, list[str]]:
+    """Builtins the request calls for that no agent holds yet, given to the first agent that
+    may hold one (in topology order), so that no capability the work needs goes unserved."""
+    hits = cue_hits(request)
+    have = {n for names in held.values() for n in names}
+    out: dict[str, list[str]] = {}
+    for b in builtin_table():
+        name = b["name"]
+        if name in have or name in taken or name not in hits:
+            continue
+        if not policy_allows(name):
+            continue
+        owner = next((p for p in plans if p.archetype in b["archetypes"]), None)
+        if owner is not None:
+            out.setdefault(owner.name, []).append(name)
     return out
 
 
