@@ -48,6 +48,9 @@ RESERVED = frozenset("orchestrator router splitter aggregator dispatcher judge r
                      "researcher writer chief_coordinator".split())
 
 
+_HANDS_ON = ("specialist", "executor", "researcher", "analyst", "classifier")
+
+
 def _area_docs(areas: tuple[Area, ...]) -> list[str]:
     packs = knowledge.domain_packs()
     docs = []
@@ -73,7 +76,7 @@ def named_for(intent: IntentSpec, areas: tuple[Area, ...]) -> tuple[AgentPlan, .
         ranked = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: -scores[i])
         mine = tuple(areas[i] for i in ranked[:2])
         arche = archetype_of(slug)
-        if not mine and arche in ("specialist", "executor"):
+        if not mine and arche in _HANDS_ON:
             mine = areas[:1]
         focus = duty.rstrip(" .") or title
         out.append(AgentPlan(name, arche, focus, mine, duty=duty))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from a4a.generator.analysis import RequestAnalysis, analyse
-from a4a.generator.domains import alternation, names_departments, domain_hits, select_domains
+from a4a.generator.domains import alternation, domain_hits, names_departments, select_domains
 from a4a.generator.text import Text, fold, normalize
 from a4a.runtime import knowledge
 

@@ -156,8 +156,10 @@ def rank_builtins(plan: AgentPlan, request: str, taken: set[str]) -> list[ToolCh
 
 def assign_request_builtins(plans: list[AgentPlan], request: str,
                             held: dict[str, list[str]], taken: set[str]) -> dict[str, list[str]]:
-    """Builtins the request calls for that no agent holds yet, given to the first agent that
-    may hold one (in topology order), so that no capability the work needs goes unserved."""
+    """Builtins the request calls for that no agent holds yet, for the first agent that may.
+
+    Agents are taken in topology order, so no capability the work needs goes unserved.
+    """
     hits = cue_hits(request)
     have = {n for names in held.values() for n in names}
     out: dict[str, list[str]] = {}
