@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from a4a.generator.pipeline import Compiled
-from a4a.generator.tools import rank_builtins, rank_operations
+from a4a.generator.tools import ToolChoice, rank_builtins, rank_operations
 
 
 def explain(c: Compiled) -> dict[str, Any]:
@@ -37,8 +37,15 @@ def explain(c: Compiled) -> dict[str, Any]:
         "tools": {},
     }
     world = {t.name for t in c.spec.tools if t.implementation.startswith("world:")}
+    held = {a.name: {t for t in a.tools if isinstance(t, str)} for a in c.spec.agents}
+    impl = {t.name: t.implementation for t in c.spec.tools}
     for plan in c.plans:
         rows = rank_operations(plan) + rank_builtins(plan, c.spec.description, world)
+        ranked = {r.tool for r in rows}
+        rows += [ToolChoice(impl[n], 1.0, True, "the request calls for it and no other agent "
+                            "held it") for n in sorted(held.get(plan.name, ()))
+                 if n in impl and not impl[n].startswith("world:") and impl[n] not in ranked
+                 and n != "ask_human"]
         out["tools"][plan.name] = [{"tool": r.tool, "relevance": r.relevance, "kept": r.kept,
                                     "reason": r.reason} for r in rows]
     return out
