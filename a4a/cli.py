@@ -104,6 +104,9 @@ def build(
                                                  "server of --llm (vLLM, Ollama, ...).")] = None,
     no_catalog: Annotated[bool, typer.Option("--no-catalog", help="Do not register the "
                                              "framework in the catalog.")] = False,
+    explain: Annotated[bool, typer.Option("--explain", help="Show why: roles and duties, "
+                                          "cues and scores, pattern, packs, tools per "
+                                          "agent.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Build and validate a framework from a natural-language request."""
@@ -123,14 +126,19 @@ def build(
             target = Path("frameworks") / compile_request(request, seed).spec.name
         result = api.build(request, seed=seed, out=target, catalog=not no_catalog, llm=llm,
                            base_url=base_url)
+        why = _explain(request, seed) if explain else None
         if as_json:
-            _emit_json(result.to_dict())
+            _emit_json({**result.to_dict(), **({"explain": why} if why else {})})
         else:
             from a4a.render import print_build
 
             print_build(result)
             if result.builder is not None:
                 _print_builder(result.builder)
+            if why:
+                from a4a.generator.explain import render_text
+
+                sys.stdout.write(render_text(why) + "\n")
         return 0 if result.valid else 1
 
     _guard(as_json, run)
@@ -188,6 +196,13 @@ def builder_tune(
         return 0
 
     _guard(as_json, run)
+
+
+def _explain(request: str, seed: int) -> dict[str, Any]:
+    from a4a.generator.explain import explain
+    from a4a.generator.pipeline import compile_request
+
+    return explain(compile_request(request, seed))
 
 
 @app.command()

@@ -7,8 +7,10 @@ from typing import Protocol
 
 from a4a.generator.intent import IntentSpec
 from a4a.generator.meta import PatternChoice
-from a4a.generator.plan import AgentPlan, Area, Topology
+from a4a.generator.plan import AgentPlan, Area, Topology, archetype_of
+from a4a.generator.relevance import bm25
 from a4a.generator.shapes import SHAPES, ShapeInput, _e
+from a4a.generator.tools import tools_for
 from a4a.runtime import knowledge
 from a4a.runtime.ir.spec import PatternNode
 
@@ -27,6 +29,8 @@ def areas_for(intent: IntentSpec) -> tuple[Area, ...]:
     wanted = {c.split(".", 1)[1] for c in intent.capabilities}
     per_domain: list[list[Area]] = []
     for pid in intent.domains:
+        if pid == "generic":  # out of domain: no to-do operations dressed up as domain tools
+            continue
         pack = packs[pid]
         rows = []
         for ri, res in enumerate(pack.resources):
@@ -38,20 +42,44 @@ def areas_for(intent: IntentSpec) -> tuple[Area, ...]:
     return tuple(a for rank in zip_longest(*per_domain) for a in rank if a is not None)
 
 
-def _related(words: list[str], area: Area) -> bool:
-    stems = {w[:5] for w in words if len(w) >= 4}
-    names = [area.resource, *area.ops]
-    return any(part[:5] in stems for n in names for part in n.split("_") if len(part) >= 4)
+RESERVED = frozenset("orchestrator router splitter aggregator dispatcher judge reviewer "
+                     "review_chair supervisor selector mapper reducer planner executor replanner "
+                     "proposer approval_gate front_desk generalist producer assistant item_worker "
+                     "researcher writer chief_coordinator".split())
+
+
+_HANDS_ON = ("specialist", "executor", "researcher", "analyst", "classifier")
+
+
+def _area_docs(areas: tuple[Area, ...]) -> list[str]:
+    packs = knowledge.domain_packs()
+    docs = []
+    for a in areas:
+        ops = [packs[a.domain].operation(o) for o in a.ops]
+        docs.append(" ".join([a.resource, *(f"{o.name} {o.description} {' '.join(o.keywords)}"
+                                            for o in ops if o is not None)]))
+    return docs
 
 
 def named_for(intent: IntentSpec, areas: tuple[Area, ...]) -> tuple[AgentPlan, ...]:
-    """Agent plans for agents the request names itself ("a returns agent")."""
+    """Agent plans for the roles the request names, each with its duty and relevant areas."""
+    found = intent.analysis.roles if intent.analysis else ()
+    if len(found) < 2:
+        found = ()
+    rows = [(r.name, r.title, r.duty) for r in found] or [
+        (s, s.replace("_", " "), "") for s in intent.named_agents]
+    docs = _area_docs(areas)
     out = []
-    for slug in intent.named_agents:
-        words = slug.split("_")
-        mine = tuple(a for a in areas if _related(words, a))[:2] or areas[:1]
-        label = " ".join(words)
-        out.append(AgentPlan(slug, "specialist", label, mine))
+    for slug, title, duty in rows:
+        name = f"{slug}_agent" if slug in RESERVED else slug
+        scores = bm25(f"{title} {duty}", docs)
+        ranked = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: -scores[i])
+        mine = tuple(areas[i] for i in ranked[:2])
+        arche = archetype_of(slug)
+        if not mine and arche in _HANDS_ON:
+            mine = areas[:1]
+        focus = duty.rstrip(" .") or title
+        out.append(AgentPlan(name, arche, focus, mine, duty=duty))
     return tuple(out)
 
 
@@ -88,6 +116,9 @@ class RuleFrameworkBuilder:
             mods.insert(0, choice.top)  # their shape is the base; the modifier adds the loop
         for mod in mods:
             _MODIFIERS[mod](topo, intent)
+        seen: set[tuple[str, str, str]] = set()  # a modifier may repeat an edge of the shape
+        topo.edges = [e for e in topo.edges if (k := (e.source, e.target, e.kind)) not in seen
+                      and not seen.add(k)]  # type: ignore[func-returns-value]
         return topo
 
 
@@ -111,6 +142,17 @@ def _add_child(topo: Topology, pattern: str, agents: list[AgentPlan]) -> None:
 
 def add_review_loop(topo: Topology, intent: IntentSpec) -> None:
     """Evaluator-optimizer: the final producer's output is reviewed until approved."""
+    named = [a for a in topo.agents if a.archetype == "reviewer" and a.duty]
+    if named and len(topo.agents) >= 2:
+        judge = named[-1].name
+        before = [e.source for e in topo.edges if e.target == judge and e.kind == "sequence"]
+        back = before[0] if before else topo.entry
+        if back != judge and not any(e.source == judge and e.kind == "loop"
+                                     for e in topo.edges):
+            topo.edges.append(_e(judge, back, "loop", max_iterations=3,
+                                 condition=f"{judge} approves the result"))
+            _add_child(topo, "evaluator_optimizer", [])
+            return
     ends = _ends(topo) or [topo.entry]
     n = next((v for k, v in intent.counts.items() if k.startswith(("reviewer", "critic"))), 1)
     n = max(1, min(5, n)) if len(ends) == 1 else 1
@@ -143,8 +185,6 @@ def add_reflection(topo: Topology, intent: IntentSpec) -> None:
 
 def add_gate(topo: Topology, intent: IntentSpec) -> None:
     """Human gate: agents with side-effect tools call an approval gate before acting."""
-    from a4a.generator.agents import tools_for
-
     packs = knowledge.domain_packs()
     writers = [a.name for a in topo.agents
                if any(packs[p].operation(o).writes for p, o in tools_for(a))]  # type: ignore[union-attr]

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Protocol
 
-from a4a.generator.text import normalize
+from a4a.generator.analysis import RequestAnalysis, analyse
+from a4a.generator.domains import alternation, domain_hits, names_departments, select_domains
+from a4a.generator.text import Text, fold, normalize
 from a4a.runtime import knowledge
 
 NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -41,6 +42,9 @@ class IntentSpec:
     keywords: tuple[str, ...] = ()
     weak_cues: tuple[str, ...] = ()
     named_agents: tuple[str, ...] = ()
+    analysis: RequestAnalysis | None = None
+    domain_evidence: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    warnings: tuple[tuple[str, str], ...] = ()
 
 
 class IntentParser(Protocol):
@@ -51,63 +55,49 @@ class IntentParser(Protocol):
         ...
 
 
-@cache
-def _alternation(words: tuple[str, ...]) -> re.Pattern[str]:
-    alts = "|".join(re.escape(w.lower()) for w in sorted(set(words), key=lambda w: (-len(w), w)))
-    return re.compile(rf"\b(?:{alts})(?:s|es|d|ed|ing)?\b")
-
-
-@cache
-def _domain_matchers() -> dict[str, re.Pattern[str]]:
-    return {pid: _alternation(tuple(pack.keywords))
-            for pid, pack in knowledge.domain_packs().items() if pid != "generic"}
-
-
-def domain_scores(norm: str) -> dict[str, int]:
-    """Distinct keywords of each pack found in the normalised text."""
-    return {pid: len(set(m.findall(norm))) for pid, m in _domain_matchers().items()}
-
-
-@cache
-def _cue_matchers(key: str = "cues") -> dict[str, tuple[re.Pattern[str], ...]]:
-    return {pid: tuple(re.compile(c) for c in p.get(key, ()))
-            for pid, p in knowledge.patterns().items()}
-
-
-def _cued(norm: str, key: str) -> tuple[str, ...]:
-    return tuple(sorted(p for p, ms in _cue_matchers(key).items()
-                        if any(m.search(norm) for m in ms)))
-
-
-def select_domains(scores: dict[str, int]) -> tuple[str, ...]:
-    """The best-scoring domains, plus any other with at least two distinct keyword hits."""
-    top = max(scores.values(), default=0)
-    keep = [p for p, s in scores.items() if s and (s == top or s >= 1)]
-    return tuple(sorted(keep, key=lambda p: (-scores[p], p)))
-
-
 class RuleIntentParser:
-    """Deterministic parser over the packs' vocabulary and the patterns' cues."""
+    """Deterministic parser over the request analysis, the packs' vocabulary and the cues."""
 
     def parse(self, text: str) -> IntentSpec:
         """Parse `text` (already checked by the security policy)."""
+        analysis = analyse(text)
         norm = normalize(text)[:20_000]
-        domains = select_domains(domain_scores(norm))
+        hits = domain_hits(Text(norm, norm, fold(norm)))
+        # A multi-word phrase ("on the web", "stock market") is precise: it counts twice.
+        scores = {p: sum(2 if " " in w else 1 for w in h) for p, h in hits.items()}
+        domains = select_domains(scores, names_departments(norm))
         packs = knowledge.domain_packs()
         chosen = domains[:8] or ("generic",)
         caps, roles = [], []
         for pid in chosen:
             pack = packs[pid]
             caps += [f"{pid}.{op.name}" for op in pack.operations
-                     if op.keywords and _alternation(tuple(op.keywords)).search(norm)]
+                     if op.keywords and alternation(tuple(op.keywords)).search(norm)]
             roles += [f"{pid}.{r.name}" for r in pack.roles
-                      if r.keywords and _alternation(tuple(r.keywords)).search(norm)]
+                      if r.keywords and alternation(tuple(r.keywords)).search(norm)]
+        named = tuple(r.name for r in analysis.roles)
+        strong = tuple(sorted({c.pattern for c in analysis.cues if c.weight >= 1.0}))
+        weak = tuple(sorted({c.pattern for c in analysis.cues if c.weight < 1.0}))
         return IntentSpec(
             text=text, goal=_goal(norm), domains=chosen, capabilities=tuple(caps),
-            roles=tuple(roles), cues=_cued(norm, "cues"), counts=_counts(norm),
-            keywords=_keywords(norm), weak_cues=_cued(norm, "weak_cues"),
-            named_agents=named_agents(norm),
+            roles=tuple(roles), cues=strong, counts=_counts(norm),
+            keywords=_keywords(norm), weak_cues=weak,
+            named_agents=named if len(named) >= 2 else named_agents(norm),
+            analysis=analysis, domain_evidence={p: hits[p] for p in domains},
+            warnings=_warnings(analysis, domains),
         )
+
+
+def _warnings(analysis: RequestAnalysis, domains: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    out = []
+    if not domains:
+        out.append(("domain.none", "no domain pack covers this request: the agents get builtin "
+                    "tools only and the framework has no verifiable world tasks"))
+    if analysis.not_understood:
+        quoted = "; ".join(f'"{s}"' for s in analysis.not_understood[:3])
+        out.append(("lang.partial", f"{len(analysis.not_understood)} sentence(s) in "
+                    f"{analysis.lang} matched no known role, cue or domain term: {quoted}"))
+    return tuple(out)
 
 
 _ROLE_NOUNS = ("agent|agents|expert|specialist|clerk|liaison|guide|handler|drafter|archiver|"

@@ -1,23 +1,33 @@
-"""MetaAgent: IntentSpec -> pattern choice (a top-level pattern plus nested modifiers)."""
+"""MetaAgent: IntentSpec -> pattern choice (a top-level pattern plus nested modifiers).
+
+Every cue of the request analysis counts (strong cues 1.0, weak ones 0.4, words inside a role's
+name masked); the structural pattern with the highest score wins, ties broken by the
+patterns' priority. Named roles decide when no cue does: two or more never collapse to one
+agent.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from a4a.generator.intent import IntentSpec
+from a4a.generator.plan import archetype_of
 from a4a.runtime import knowledge
 
 # Patterns that wrap another one rather than shape the whole team.
 MODIFIERS = ("evaluator_optimizer", "reflection", "human_gate")
+_OWN_LOOP = frozenset({"debate", "group_chat", "voting"})
 
 
 @dataclass(frozen=True)
 class PatternChoice:
-    """The top-level pattern and the modifiers nested into it."""
+    """The top-level pattern, the modifiers nested into it and why they were chosen."""
 
     top: str
     modifiers: tuple[str, ...]
+    why: str = ""
+    scores: dict[str, float] = field(default_factory=dict)
 
 
 class MetaAgent(Protocol):
@@ -28,31 +38,68 @@ class MetaAgent(Protocol):
         ...
 
 
+def _scores(intent: IntentSpec) -> dict[str, float]:
+    if intent.analysis is not None:
+        return intent.analysis.scores()
+    return {**dict.fromkeys(intent.weak_cues, 0.4), **dict.fromkeys(intent.cues, 1.0)}
+
+
 class RuleMetaAgent:
-    """Picks the structural pattern with the strongest cue; modifiers nest inside it."""
+    """Picks the structural pattern with the highest cue score; modifiers nest inside it."""
 
     def choose(self, intent: IntentSpec) -> PatternChoice:
         """Choose patterns for `intent`."""
         pats = knowledge.patterns()
+        scores = _scores(intent)
         cues = set(intent.cues)
-        structural = sorted((c for c in cues if c not in MODIFIERS and c != "single_agent"),
-                            key=lambda c: (pats[c]["priority"], c))
         modifiers = tuple(m for m in MODIFIERS if m in cues)
+        structural = sorted((c for c in cues if c not in MODIFIERS and c != "single_agent"),
+                            key=lambda c: (-scores.get(c, 1.0), pats[c]["priority"], c))
         big = len(intent.domains) >= 3 and "hierarchical_teams" not in structural
         if big and (not structural or structural[0] == "orchestrator_workers"):
-            structural.insert(0, "hierarchical_teams")
+            return PatternChoice("hierarchical_teams", modifiers,
+                                 f"the request names teams over {len(intent.domains)} domains",
+                                 scores)
         if structural:
-            return PatternChoice(structural[0], modifiers)
-        if "evaluator_optimizer" in modifiers:  # a second agent that critiques: its own shape
-            return PatternChoice("evaluator_optimizer", modifiers)
-        if "reflection" in modifiers:
-            return PatternChoice("reflection", modifiers)
-        if "single_agent" in cues:
-            return PatternChoice("single_agent", modifiers)
-        if "human_gate" in modifiers:
-            return PatternChoice("human_gate", modifiers)
-        weak = sorted((c for c in intent.weak_cues if c not in MODIFIERS),
-                      key=lambda c: (pats[c]["priority"], c))
-        if weak or intent.named_agents:
-            return PatternChoice(weak[0] if weak else "orchestrator_workers", modifiers)
-        return PatternChoice("single_agent", modifiers)
+            top = structural[0]
+            if top in _OWN_LOOP:  # rounds or turns are their loop: no second reviewer loop
+                modifiers = tuple(m for m in modifiers if m == "human_gate")
+            return PatternChoice(top, modifiers, f"strongest control-flow cue: {top} "
+                                 f"(score {scores.get(top, 1.0)})", scores)
+        roles = intent.named_agents
+        if len(roles) >= 2:
+            return PatternChoice(*_by_roles(roles, modifiers), scores)
+        return _fallback(intent, modifiers, scores)
+
+
+def _by_roles(roles: tuple[str, ...], modifiers: tuple[str, ...]
+              ) -> tuple[str, tuple[str, ...], str]:
+    kinds = [archetype_of(r) for r in roles]
+    if "coordinator" in kinds[:1] or (kinds.count("coordinator") == 1 and len(roles) >= 3):
+        return "orchestrator_workers", modifiers, "a named coordinator role leads the team"
+    if kinds[0] == "router":
+        return "routing", modifiers, "the first named role triages the requests"
+    if "evaluator_optimizer" in modifiers and "reviewer" in kinds:
+        return "evaluator_optimizer", modifiers, "a named reviewer loops with the producers"
+    return ("prompt_chaining", modifiers,
+            f"{len(roles)} named roles and no other cue: they work in the stated order")
+
+
+def _fallback(intent: IntentSpec, modifiers: tuple[str, ...], scores: dict[str, float]
+              ) -> PatternChoice:
+    pats = knowledge.patterns()
+    for mod in ("evaluator_optimizer", "reflection"):
+        if mod in modifiers:  # a second agent that critiques: its own shape
+            return PatternChoice(mod, modifiers, f"cue for {mod} and no structural cue", scores)
+    if "single_agent" in intent.cues:
+        return PatternChoice("single_agent", modifiers, "the request asks for one agent", scores)
+    if "human_gate" in modifiers:
+        return PatternChoice("human_gate", modifiers, "an approval cue and no other", scores)
+    weak = sorted((c for c in intent.weak_cues if c not in MODIFIERS),
+                  key=lambda c: (-scores.get(c, 0.4), pats[c]["priority"], c))
+    if weak:
+        return PatternChoice(weak[0], modifiers, f"weak cue for {weak[0]}", scores)
+    if intent.named_agents:
+        return PatternChoice("orchestrator_workers", modifiers, "named agents", scores)
+    return PatternChoice("single_agent", modifiers, "no control-flow cue and no named roles",
+                         scores)

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from a4a.generator.agents import AgentBuilder, RuleAgentBuilder
 from a4a.generator.framework import FrameworkBuilder, RuleFrameworkBuilder
 from a4a.generator.intent import IntentParser, IntentSpec, RuleIntentParser
-from a4a.generator.meta import MetaAgent, RuleMetaAgent
+from a4a.generator.meta import MetaAgent, PatternChoice, RuleMetaAgent
+from a4a.generator.plan import AgentPlan
 from a4a.generator.policy import check_output, check_request
 from a4a.generator.readme import render_readme
 from a4a.generator.skills import skill_files
@@ -41,6 +42,8 @@ class Compiled:
     files: dict[str, str]
     intent: IntentSpec
     issues: list[Issue]
+    choice: PatternChoice | None = None
+    plans: tuple[AgentPlan, ...] = ()
 
     @property
     def framework_id(self) -> str:
@@ -65,12 +68,22 @@ def compile_request(text: str, seed: int = 0, builders: Builders | None = None) 
                               source_sha256=hashlib.sha256(text.encode()).hexdigest()),
     )
     spec = draft.model_copy(update={"limits": _limits(draft)})
-    issues = validate(spec) + check_output(spec)
+    issues = validate(spec) + check_output(spec) + [
+        Issue(code, "description", message, _HINTS[code], "warning")
+        for code, message in intent.warnings]
     world = {"domains": list(intent.domains), "seed": seed}
     extra = {"environment/world.yaml": dump_yaml(world),
              **skill_files([s for a in spec.agents for s in a.skills])}
     files = render_files(spec, render_readme(spec), extra)
-    return Compiled(spec, files, intent, issues)
+    return Compiled(spec, files, intent, issues, choice, tuple(topo.agents))
+
+
+_HINTS = {
+    "domain.none": "Name the systems the agents work with (issues, orders, email, ...) or add a "
+                   "domain pack under templates/domains.",
+    "lang.partial": "Rephrase those sentences, or add the missing words to "
+                    "templates/lang/<code>/analysis.yaml.",
+}
 
 
 def _limits(spec: FrameworkSpec) -> Limits:

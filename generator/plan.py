@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from a4a.runtime import knowledge
 from a4a.runtime.ir.spec import EdgeSpec, PatternNode
 
 
@@ -31,6 +32,7 @@ class AgentPlan:
     areas: tuple[Area, ...] = ()
     max_iterations: int = 10
     writes: bool = True
+    duty: str = ""  # the request's own clause for a role it names ("gathers news")
 
 
 @dataclass
@@ -46,3 +48,14 @@ class Topology:
     def names(self) -> set[str]:
         """Agent names in use."""
         return {a.name for a in self.agents}
+
+
+def archetype_of(name: str) -> str:
+    """The archetype whose nouns name the role (last word first); specialist otherwise."""
+    arche = knowledge.archetypes()
+    words = name.split("_")
+    for word in reversed(words):
+        for aid, a in arche.items():
+            if word in a.get("nouns", ()) or word.rstrip("s") in a.get("nouns", ()):
+                return aid
+    return "specialist"

@@ -7,7 +7,7 @@ One small function per pattern builds its IR shape (see templates/patterns); mod
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 from a4a.generator.intent import IntentSpec
@@ -45,7 +45,35 @@ class ShapeInput:
         covered = {a for r in self.roles for a in r.areas}
         rest = tuple(a for a in self.areas if a not in covered)
         team = list(self.roles[:hi]) + _specialists(rest, suffix)
+        if not team:  # out of domain: generic workers that share the task
+            n = self.count("worker", "agent", "part", default=3, hi=hi)
+            team = [AgentPlan(f"{suffix}_{i + 1}", "specialist", f"part {i + 1} of the task")
+                    for i in range(n)]
         return team[:size]
+
+
+    @property
+    def named(self) -> list[AgentPlan]:
+        """The roles the request names (two or more), in the stated order."""
+        return list(self.roles) if self.intent.named_agents and len(self.roles) >= 2 else []
+
+    def take(self, *archetypes: str, last: bool = False) -> tuple[AgentPlan | None,
+                                                                   list[AgentPlan]]:
+        """A named role of one of `archetypes` (the first, or the last) and the others."""
+        named = self.named
+        hits = [r for r in named if r.archetype in archetypes]
+        if not hits or len(named) < 2:
+            return None, named
+        pick = hits[-1] if last else hits[0]
+        return pick, [r for r in named if r is not pick]
+
+
+def _as(plan: AgentPlan, archetype: str) -> AgentPlan:
+    """A named role put in a structural slot: its name and duty, the slot's archetype."""
+    return replace(plan, archetype=archetype, areas=() if archetype in _NO_AREAS else plan.areas)
+
+
+_NO_AREAS = ("coordinator", "router", "synthesizer", "judge")
 
 
 def _e(source: str, target: str, kind: str, **kw: object) -> EdgeSpec:
@@ -72,7 +100,11 @@ def single_agent(x: ShapeInput) -> Topology:
 
 
 def prompt_chaining(x: ShapeInput) -> Topology:
-    """Researcher -> (executor) -> writer, as a fixed pipeline."""
+    """Researcher -> (executor) -> writer, as a fixed pipeline; or the named roles in order."""
+    if x.named:
+        stages = x.named
+        edges = [_e(a.name, b.name, "sequence") for a, b in pairwise(stages)]
+        return Topology(stages[0].name, stages, edges, _node("prompt_chaining", stages))
     stages = [AgentPlan("researcher", "researcher", "gathering the facts", x.areas[:3], 8, False)]
     if any(True for _ in x.areas):
         stages.append(AgentPlan("executor", "executor", "making the changes", x.areas[:3], 8))
@@ -83,29 +115,59 @@ def prompt_chaining(x: ShapeInput) -> Topology:
 
 def routing(x: ShapeInput) -> Topology:
     """Router -route-> one specialist per area; a generalist is the default."""
-    router = AgentPlan("router", "router", "sending each request to the right specialist", (), 4)
-    specs = x.team()
+    named, rest = x.take("router")
+    router = _as(named, "router") if named else AgentPlan(
+        "router", "router", "sending each request to the right specialist", (), 4)
+    if x.named and len(rest) >= 2:
+        edges = [_e(router.name, s.name, "route", condition=route_condition(s))
+                 for s in rest[:-1]]
+        edges.append(_e(router.name, rest[-1].name, "route", default=True,
+                        condition=f"anything else ({route_condition(rest[-1])})"))
+        agents = [router, *rest]
+        return Topology(router.name, agents, edges, _node("routing", agents))
+    specs = rest if x.named else x.team()
     fallback = AgentPlan("generalist", "researcher", "requests no specialist covers", x.areas[:3],
                          8, False)
-    edges = [_e("router", s.name, "route", condition=f"the request is about {s.areas[0].label}")
-             for s in specs]
-    edges.append(_e("router", fallback.name, "route", default=True, condition="anything else"))
+    edges = [_e(router.name, s.name, "route", condition=route_condition(s)) for s in specs]
+    edges.append(_e(router.name, fallback.name, "route", default=True, condition="anything else"))
     agents = [router, *specs, fallback]
-    return Topology("router", agents, edges, _node("routing", agents))
+    return Topology(router.name, agents, edges, _node("routing", agents))
+
+
+def route_condition(plan: AgentPlan) -> str:
+    """When a router sends work to `plan`: from its duty, else from its area."""
+    if plan.duty:
+        return f"the request needs someone who {plan.duty.rstrip(' .')}"
+    if plan.areas:
+        return f"the request is about {plan.areas[0].label}"
+    return f"the request concerns {plan.focus}"
 
 
 def parallel_sectioning(x: ShapeInput) -> Topology:
     """Splitter -parallel-> workers -> aggregator."""
-    split = AgentPlan("splitter", "coordinator", "splitting the task into independent parts", (), 4)
-    workers = x.team("worker")
+    lead, rest = x.take("coordinator")
+    split = _as(lead, "coordinator") if lead else AgentPlan(
+        "splitter", "coordinator", "splitting the task into independent parts", (), 4)
+    if x.named and len(rest) >= 3 and rest[-1].archetype in ("synthesizer", "writer", "judge",
+                                                             "reviewer"):
+        agg = _as(rest[-1], "synthesizer")
+        return _fan(split, rest[:-1], agg)
+    if x.named and len(rest) >= 2:
+        return _fan(split, rest, AgentPlan("aggregator", "synthesizer",
+                                           "merging the parts into one answer", (), 4))
+    workers = rest if lead else x.team("worker")
     if len(workers) < 2:
         workers = [*workers, AgentPlan("research_worker", "researcher", "background facts",
                                        x.areas[:2], 8, False)]
-    agg = AgentPlan("aggregator", "synthesizer", "merging the parts into one answer", (), 4)
-    edges = [_e("splitter", w.name, "parallel", join="aggregator") for w in workers]
-    edges += [_e(w.name, "aggregator", "sequence") for w in workers]
+    return _fan(split, workers, AgentPlan("aggregator", "synthesizer",
+                                          "merging the parts into one answer", (), 4))
+
+
+def _fan(split: AgentPlan, workers: list[AgentPlan], agg: AgentPlan) -> Topology:
+    edges = [_e(split.name, w.name, "parallel", join=agg.name) for w in workers]
+    edges += [_e(w.name, agg.name, "sequence") for w in workers]
     agents = [split, *workers, agg]
-    return Topology("splitter", agents, edges, _node("parallel_sectioning", agents))
+    return Topology(split.name, agents, edges, _node("parallel_sectioning", agents))
 
 
 def voting(x: ShapeInput) -> Topology:
@@ -124,31 +186,34 @@ def voting(x: ShapeInput) -> Topology:
 
 def orchestrator_workers(x: ShapeInput) -> Topology:
     """Orchestrator with one worker per area, called as tools."""
-    lead = AgentPlan("orchestrator", "coordinator", "decomposing, delegating and synthesizing",
-                     (), 12)
-    workers = x.team()
+    named, rest = x.take("coordinator")
+    lead = replace(_as(named, "coordinator"), max_iterations=12) if named else AgentPlan(
+        "orchestrator", "coordinator", "decomposing, delegating and synthesizing", (), 12)
+    workers = rest if x.named else x.team()
     if len(workers) < 2:
         workers.append(AgentPlan("researcher", "researcher", "looking things up", x.areas[:2], 8,
                                  False))
-    edges = [_e("orchestrator", w.name, "delegate") for w in workers]
+    edges = [_e(lead.name, w.name, "delegate") for w in workers]
     agents = [lead, *workers]
-    return Topology("orchestrator", agents, edges, _node("orchestrator_workers", agents))
+    return Topology(lead.name, agents, edges, _node("orchestrator_workers", agents))
 
 
 def supervisor(x: ShapeInput) -> Topology:
     """Supervisor -route-> worker; each worker reports back (capped loop)."""
-    sup = AgentPlan("supervisor", "coordinator", "choosing the next worker and finishing", (), 6)
-    workers = x.team()
+    named, rest = x.take("coordinator")
+    sup = replace(_as(named, "coordinator"), max_iterations=6) if named else AgentPlan(
+        "supervisor", "coordinator", "choosing the next worker and finishing", (), 6)
+    workers = rest if x.named else x.team()
     if len(workers) < 2:
         workers.append(AgentPlan("researcher", "researcher", "looking things up", x.areas[:2], 8,
                                  False))
-    edges = [_e("supervisor", w.name, "route", default=i == 0,
+    edges = [_e(sup.name, w.name, "route", default=i == 0,
                 condition=None if i == 0 else f"the next step concerns {w.focus}")
              for i, w in enumerate(workers)]
-    edges += [_e(w.name, "supervisor", "loop", max_iterations=5,
+    edges += [_e(w.name, sup.name, "loop", max_iterations=5,
                  condition="the supervisor has everything it needs") for w in workers]
     agents = [sup, *workers]
-    return Topology("supervisor", agents, edges, _node("supervisor", agents))
+    return Topology(sup.name, agents, edges, _node("supervisor", agents))
 
 
 def hierarchical_teams(x: ShapeInput) -> Topology:
@@ -195,28 +260,45 @@ def _area_teams(x: ShapeInput, top: AgentPlan) -> Topology:
 
 def handoff(x: ShapeInput) -> Topology:
     """A front agent hands off to specialists, who hand back (capped) when done."""
-    front = AgentPlan("front_desk", "communicator", "talking with the user and handing off",
-                      x.areas[:1], 6, False)
-    specs = x.team()
-    edges = [_e("front_desk", s.name, "handoff") for s in specs]
-    edges += [_e(s.name, "front_desk", "loop", max_iterations=3,
+    named = x.named
+    if named and named[0].archetype in ("router", "communicator", "coordinator"):
+        front, specs = replace(named[0], writes=False), named[1:]
+    else:
+        front = AgentPlan("front_desk", "communicator", "talking with the user and handing off",
+                          x.areas[:1], 6, False)
+        specs = named or x.team()
+    edges = [_e(front.name, s.name, "handoff") for s in specs]
+    edges += [_e(s.name, front.name, "loop", max_iterations=3,
                  condition="the user's need is resolved") for s in specs]
     agents = [front, *specs]
-    return Topology("front_desk", agents, edges, _node("handoff", agents))
+    return Topology(front.name, agents, edges, _node("handoff", agents))
 
 
 def debate(x: ShapeInput) -> Topology:
     """N debaters argue in capped rounds, then a judge decides."""
     n = x.count("debater", "side", "agent", "expert", "advocate", default=2, hi=5)
     rounds = x.count("round", default=3, lo=1, hi=6)
-    deb = [AgentPlan(f"debater_{i + 1}", "debater", f"position {i + 1}", x.areas[:2], 4, False)
-           for i in range(n)]
-    judge = AgentPlan("judge", "judge", "deciding which position wins", (), 4)
+    named, rest = x.take("judge", "synthesizer", last=True)
+    judge = _as(named, "judge") if named else AgentPlan(
+        "judge", "judge", "deciding which position wins", (), 4)
+    sides = debate_sides(x.intent.text, n)
+    if len(rest) >= 2:
+        deb = [replace(r, archetype="debater", writes=False, max_iterations=4) for r in rest[:5]]
+    else:
+        deb = [AgentPlan(f"debater_{i + 1}", "debater", sides[i], x.areas[:2], 4, False)
+               for i in range(n)]
     edges = [_e(a.name, b.name, "sequence") for a, b in pairwise(deb)]
     edges += [_e(deb[-1].name, deb[0].name, "loop", max_iterations=rounds,
-                 condition=f"{rounds} rounds are done"), _e(deb[-1].name, "judge", "sequence")]
+                 condition=f"{rounds} rounds are done"), _e(deb[-1].name, judge.name, "sequence")]
     agents = [*deb, judge]
     return Topology(deb[0].name, agents, edges, _node("debate", agents))
+
+
+def debate_sides(text: str, n: int) -> list[str]:
+    """The positions debaters argue: for and against the question, then further views."""
+    base = ["arguing for the proposal in the request",
+            "arguing against the proposal in the request"]
+    return (base + [f"an independent view {i + 1}" for i in range(n)])[:n]
 
 
 def map_reduce(x: ShapeInput) -> Topology:
@@ -235,7 +317,7 @@ def map_reduce(x: ShapeInput) -> Topology:
 def group_chat(x: ShapeInput) -> Topology:
     """A selector picks the next speaker on a shared transcript until done."""
     sel = AgentPlan("selector", "router", "picking the next speaker and ending the chat", (), 8)
-    parts = x.team("participant")
+    parts = x.named or x.team("participant")
     if len(parts) < 2:
         parts = [*parts, AgentPlan("critic_participant", "reviewer", "challenging ideas",
                                    x.areas[:1], 4, False)]
@@ -250,6 +332,15 @@ def group_chat(x: ShapeInput) -> Topology:
 
 def plan_execute(x: ShapeInput) -> Topology:
     """Planner -> executor -loop-> replanner -> executor."""
+    named, rest = x.take("planner")
+    if named and rest:
+        planner = replace(named, writes=False)
+        edges = [_e(planner.name, rest[0].name, "sequence")]
+        edges += [_e(a.name, b.name, "sequence") for a, b in pairwise(rest)]
+        edges.append(_e(rest[-1].name, planner.name, "loop", max_iterations=3,
+                        condition="every plan step is done"))
+        agents = [planner, *rest]
+        return Topology(planner.name, agents, edges, _node("plan_execute", agents))
     planner = AgentPlan("planner", "planner", "writing the numbered plan", x.areas[:3], 6, False)
     ex = AgentPlan("executor", "executor", "carrying out the plan steps", x.areas[:4], 12)
     re_ = AgentPlan("replanner", "planner", "revising the plan after a failed step", (), 4, False)
@@ -262,7 +353,11 @@ def plan_execute(x: ShapeInput) -> Topology:
 
 
 def evaluator_optimizer(x: ShapeInput) -> Topology:
-    """A producer, then the evaluator loop added by the modifier."""
+    """A producer (or the named roles in order), then the evaluator loop the modifier adds."""
+    if x.named:
+        stages = x.named
+        edges = [_e(a.name, b.name, "sequence") for a, b in pairwise(stages)]
+        return Topology(stages[0].name, stages, edges, _node("evaluator_optimizer", stages))
     base = AgentPlan("producer", "executor", "producing the result", x.areas[:4], 10)
     return Topology(base.name, [base], [], _node("evaluator_optimizer", [base]))
 

@@ -169,3 +169,21 @@ def test_bench_runs_and_never_prints_heldout_cases(gq: ModuleType,
     with redirect_stdout(text):
         gq.main(["--limit", "3", "--verbose", "--show-failures"])
     assert not any(c["id"] in text.getvalue() for c in splits["heldout"])
+
+
+# Floors at the measured figures (percent; hits are counts): a change that loses ground fails.
+FLOORS = {"tuning": {"family": 74.0, "roles": 64.0, "tools": 29.0, "count": 64.0},
+          "heldout": {"family": 70.0, "roles": 67.0, "tools": 39.0, "count": 68.0}}
+MAX_HITS = {"tuning": 10, "heldout": 6}
+
+
+def test_the_compiler_holds_its_measured_quality(gq: ModuleType) -> None:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert gq.main(["--json"]) == 0
+    data = json.loads(out.getvalue())["splits"]
+    for split, floors in FLOORS.items():
+        total = data[split]["total"]
+        for metric, floor in floors.items():
+            assert total[metric] >= floor, (split, metric, total[metric])
+        assert total["hits"] <= MAX_HITS[split], (split, total["hits"])

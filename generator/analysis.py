@@ -1,0 +1,369 @@
+"""Request analysis: sentences, roles with their duty clauses, stage order, counts, cues.
+
+The backbone every later decision reads. Roles are found by an open rule (list headers such as
+"Research Analyst: gathers news", agentive nouns after an article, "<noun> agent") and, for
+every language, by the role nouns of templates/lang/<code>/analysis.yaml. Words inside a
+role's name are masked before the control-flow cues are matched, so "Strategy Planner Agent"
+never reads as a planning cue.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+
+from a4a.generator.domains import domain_hits
+from a4a.generator.text import TermIndex, Text, normalize
+from a4a.runtime import knowledge
+
+MAX_ROLES = 8
+# Nouns that name an agent even without an agentive suffix.
+_ROLE_WORDS = frozenset(
+    "agent agents assistant bot expert specialist analyst advisor adviser editor critic judge "
+    "guide clerk coach tutor mentor chef ceo cto cfo coo manager developer engineer designer "
+    "architect scientist strategist auditor proofreader copywriter curator concierge secretary "
+    "moderator facilitator officer proposer verifier validator triager liaison scout "
+    "philosopher economist historian librarian technician physician consultant accountant "
+    "participant representative rep lead pro con opponent proponent referee host "
+    "psychologist therapist nutritionist journalist novelist artist".split())
+# Words with an agentive ending that are not agents (or not agents of the system).
+_NOT_ROLES = frozenset(
+    "user users customer customers order orders number paper other after under water letter "
+    "member owner server computer folder filter chapter matter power layer rather whether "
+    "either never ever over later answer offer manner error color colour vendor sector factor "
+    "door floor minor major senior junior prior better faster summer winter center centre "
+    "border corner river weather shelter character register trigger buffer header footer "
+    "cluster parameter barrier banner poster sticker container browser reminder master cancer "
+    "partner provider supplier seller buyer tenant restaurant relevant important significant "
+    "constant instant variant plant grant want elephant merchant applicant median guardian "
+    "christian italian brazilian canadian australian indian asian boolean meridian mirror "
+    "motor tensor vector cursor sensor visitor investor ledger dinner super proper upper lower "
+    "cover tower flower player timer speaker founder newsletter twitter docker pointer marker "
+    "tier cheaper deeper together further whatever however another consider wonder remember "
+    "enter deliver discover gather render transfer prefer refer suffer alter latter former "
+    "winner printer calendar doctor patient client student person people human "
+    "humans team teams crew employee employees candidate candidates author authors reader "
+    "readers viewer viewers traveler traveller travelers shopper shoppers subscriber "
+    "subscribers caller callers sender recipient requester requestor borrower lender "
+    "best first second third final same single simple many several each every all some "
+    "flow workflow system framework process project example tool tools model llm api "
+    "november october september december winter quarter dollar euro calculator scheduler "
+    "tracker planner orchestrator coordinator".split()) - frozenset(
+    "scheduler tracker planner orchestrator coordinator".split())
+_ADJECTIVES = frozenset(
+    "the a an one each best staff senior junior private lead chief head principal top expert "
+    "experienced seasoned skilled dedicated specialized specialised ai llm smart helpful "
+    "friendly professional main final virtual digital personal new another second third "
+    "first other separate single simple multi central general overall".split())
+_AGENTIVE = re.compile(r"[a-z]{3,}(?:er|or|ist|ant|ian)s?$")
+_BULLET = re.compile(r"^\s*(?:[-*•●>]|\d{1,2}[.)、]|#{1,4})?\s*")
+_HEADER = re.compile(r"^(?P<title>[^:：\n]{2,60}?)\s*(?:[:：]|\s[-–—]\s)\s*(?P<duty>.*)$")
+_BOLD = re.compile(r"^(?:\*\*|__)(?P<title>[^*_\n]{2,60}?)(?:\*\*|__)\s*[:：]?\s*(?P<duty>.*)$")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
+# Words before a role noun that describe the system or a choice, not a member of the team.
+_DESCRIBES = re.compile(r"\b(?:as|is|be|becomes?|acts? as|like|appropriate|right|relevant|"
+                        r"correct|specific|next|proper|suitable|respective)\s+(?:an?\s+|the\s+)?$")
+_PLACEHOLDER = re.compile(r"\{[^}]*\}|\*\*|__|`")
+_CLAUSE_SPLIT = re.compile(r",\s*(?:and\s+|then\s+)?(?=(?:a|an|the|one)\s)|;\s*|\.\s+|\band\s+"
+                           r"(?=(?:a|an|the)\s)")
+_AGENT_NOUN = re.compile(r"\b((?:[a-z][a-z-]*\s+){1,3})(agent|assistant|bot)\b")
+_FOLLOWERS = frozenset("who that which to will should must can then and or , . ; : agent "
+                       "agents is are also first takes uses".split())
+NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+           "eight": 8, "nine": 9, "ten": 10, "a pair of": 2, "a couple of": 2, "several": 3}
+_NUM = r"(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|a pair of|a couple of)"
+_COUNT = re.compile(rf"\b{_NUM}\s+(?:[a-z-]+\s+){{0,2}}?"
+                    r"([a-z]+?(?:ers|ors|ists|ants|ges|ts|es|s))\b")
+_CAP = re.compile(rf"\b(?:at most|up to|max(?:imum)?(?: of)?|no more than)\s+{_NUM}\s+"
+                  r"(retries|iterations|rounds|attempts|times|revisions|passes|loops|turns)\b")
+_TIMES = re.compile(rf"\b{_NUM}\s+times\b")
+
+
+@dataclass(frozen=True)
+class Role:
+    """A role the request names: an ASCII slug, the words as written and its duty clause."""
+
+    name: str
+    title: str
+    duty: str
+    source: str  # header | clause | agent_noun | lexicon
+    position: int
+
+
+@dataclass(frozen=True)
+class Cue:
+    """One control-flow cue found in the request, with the pattern it supports."""
+
+    pattern: str
+    phrase: str
+    weight: float
+
+
+@dataclass(frozen=True)
+class RequestAnalysis:
+    """What the request says, with the evidence for each reading."""
+
+    lang: str
+    sentences: tuple[str, ...]
+    roles: tuple[Role, ...]
+    steps: tuple[str, ...]
+    counts: dict[str, int] = field(default_factory=dict)
+    caps: dict[str, int] = field(default_factory=dict)
+    cues: tuple[Cue, ...] = ()
+    masked: str = ""
+    not_understood: tuple[str, ...] = ()
+
+    def scores(self) -> dict[str, float]:
+        """Summed cue weight per pattern."""
+        out: dict[str, float] = {}
+        for c in self.cues:
+            out[c.pattern] = round(out.get(c.pattern, 0.0) + c.weight, 2)
+        return out
+
+
+def _num(word: str) -> int:
+    return int(word) if word.isdigit() else NUMBERS.get(word, 0)
+
+
+def is_role_word(word: str) -> bool:
+    """Whether `word` names an agent (a role noun or an agentive noun)."""
+    w = word.lower()
+    if w in _ROLE_WORDS or w.rstrip("s") in _ROLE_WORDS:
+        return True
+    return bool(_AGENTIVE.fullmatch(w)) and w not in _NOT_ROLES and w.rstrip("s") not in _NOT_ROLES
+
+
+def slug(words: list[str]) -> str:
+    """An ASCII snake_case name from words (at most the last three)."""
+    ascii_words = [re.sub(r"[^a-z0-9]+", "", w.lower()) for w in words]
+    kept = [w for w in ascii_words if w][-3:]
+    return "_".join(kept)[:40]
+
+
+def _title_words(title: str) -> list[str]:
+    words = re.findall(r"[a-z][a-z0-9-]*", _PLACEHOLDER.sub(" ", title.lower()))
+    while words and words[0] in _ADJECTIVES:
+        words = words[1:]
+    if len(words) > 1 and words[-1] in ("agent", "agents"):
+        words = words[:-1]
+    return [w.rstrip("s") if w.endswith("ers") or w.endswith("ists") else w for w in words]
+
+
+def _header_roles(lines: list[str], offset: list[int]) -> list[Role]:
+    out = []
+    for i, line in enumerate(lines):
+        body = _BULLET.sub("", line, count=1)
+        m = _BOLD.match(body.strip()) or _HEADER.match(_PLACEHOLDER.sub(" ", body).strip())
+        if not m:
+            continue
+        title = m.group("title").strip(" *_-")
+        words = re.findall(r"[a-z][a-z0-9-]*", title.lower())
+        if (not 1 <= len(words) <= 5 or not is_role_word(words[-1]) or words[-1] in _PLURAL
+                or any(is_filler(w) and w != "of" for w in words)):
+            continue
+        name = slug(_title_words(title))
+        if name:
+            out.append(Role(name, title, _first_sentence(m.group("duty")), "header", offset[i]))
+    return out
+
+
+def _first_sentence(text: str) -> str:
+    return re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0][:240].strip()
+
+
+def _clause_roles(norm: str) -> list[Role]:
+    """"a research analyst gathers news": an article, up to two modifiers, a role noun."""
+    out = []
+    for m in _ARTICLE.finditer(norm):
+        if _DESCRIBES.search(norm, max(0, m.start() - 30), m.end()):
+            continue
+        stop = _PUNCT.search(norm, m.end(), m.end() + 60)
+        words = [(w.start(), w.group(0))
+                 for w in _WORDS.finditer(norm, m.end(), stop.start() if stop else m.end() + 60)]
+        for i, (_, noun) in enumerate(words[:3]):
+            if not is_role_word(noun) or (i == 0 and noun in _BARE):
+                continue
+            nxt = words[i + 1][1] if i + 1 < len(words) else ""
+            gap = i + 1 == len(words)  # punctuation or the end follows the noun
+            known = noun in _ROLE_WORDS or noun.rstrip("s") in _ROLE_WORDS
+            follows = bool(gap) or nxt in _FOLLOWERS or (nxt.endswith("s") and len(nxt) > 3)
+            mods = [w for _, w in words[:i]]
+            if any(is_filler(w) for w in mods):
+                break
+            if not (known or follows):
+                continue
+            title = " ".join([*(w for w in mods if w not in _ADJECTIVES), noun])
+            rest = norm[words[i][0] + len(noun):]
+            duty = _CLAUSE_SPLIT.split(rest, maxsplit=1)[0].strip(" ,")
+            duty = re.sub(r"^(?:who|that|which|is to|to|will|should|must)\s+", "", duty)[:200]
+            out.append(Role(slug(_title_words(title)), title, duty, "clause", m.start()))
+            break
+    return out
+
+
+_ARTICLE = re.compile(r"\b(?:a|an|the|one|each|another)\s+")
+_WORDS = re.compile(r"[a-z][a-z-]*")
+_PUNCT = re.compile(r"[,.;:!?()\n]")
+
+
+def is_filler(word: str) -> bool:
+    """Function words that never belong in a role's name."""
+    return word in _FILLER
+
+
+_PLURAL = frozenset("agents assistants workers members bots experts".split())
+_BARE = frozenset("agent agents assistant assistants worker workers member members bot bots "
+                  "expert experts".split())
+_FILLER = frozenset("a an the one and or of for with in on at by from into as is are be it its "
+                    "this these "
+                    "that which who to then also both".split())
+
+
+def _agent_noun_roles(norm: str) -> list[Role]:
+    out = []
+    for m in _AGENT_NOUN.finditer(norm):
+        words = [w for w in m.group(1).split() if w not in _ADJECTIVES]
+        while words and is_filler(words[0]):
+            words = words[1:]
+        if not words or any(is_filler(w) for w in words) or words[-1] in _NOT_ROLES:
+            continue
+        rest = norm[m.end():]
+        duty = _CLAUSE_SPLIT.split(rest, maxsplit=1)[0].strip(" ,:")
+        duty = re.sub(r"^(?:who|that|which|to|will|should|must)\s+", "", duty)[:200]
+        title = " ".join([*words, m.group(2)])
+        out.append(Role(slug(_title_words(title)), title, duty, "agent_noun", m.start()))
+    return out
+
+
+@cache
+def _lexicon() -> TermIndex:
+    return TermIndex("analysis", ("roles", "cues"))
+
+
+def _lexicon_roles(text: Text) -> tuple[list[Role], list[Cue]]:
+    roles, cues = [], []
+    for hit in _lexicon().find(text):
+        section, _, cls = hit.cls.partition(".")
+        if section == "roles":
+            roles.append(Role(cls, hit.text, _sentence_at(text.fold, hit.start), "lexicon",
+                              hit.start))
+        else:
+            cues.append(Cue(cls, hit.text, 1.0))
+    return roles, cues
+
+
+def _sentence_at(fold: str, pos: int) -> str:
+    starts = [m.start() for m in re.finditer(r"[^.!?。！？\n]+", fold)]
+    begin = max((s for s in starts if s <= pos), default=0)
+    end = re.search(r"[.!?。！？\n]", fold[pos:])
+    return fold[begin:pos + (end.start() if end else len(fold) - pos)].strip()[:200]
+
+
+def _merge(groups: list[list[Role]]) -> tuple[Role, ...]:
+    """Roles in request order; a name (or a name inside another) counts once."""
+    seen: dict[str, Role] = {}
+    for role in sorted((r for g in groups for r in g), key=lambda r: r.position):
+        if not role.name or role.name in _BARE:
+            continue
+        twin = next((k for k in seen if _same(k, role.name)), None)
+        if twin is None:
+            seen[role.name] = role
+        elif not seen[twin].duty and role.duty:
+            seen[twin] = Role(twin, seen[twin].title, role.duty, seen[twin].source,
+                              seen[twin].position)
+    return tuple(seen.values())[:MAX_ROLES]
+
+
+def _same(a: str, b: str) -> bool:
+    wa, wb = set(a.split("_")), set(b.split("_"))
+    return a == b or wa <= wb or wb <= wa
+
+
+def _steps(lines: list[str]) -> tuple[str, ...]:
+    items = [_BULLET.sub("", ln, count=1) for ln in lines
+             if re.match(r"\s*(\d{1,2}[.)]|[-*•])", ln)]
+    return tuple(i[:120] for i in items if i)[:12]
+
+
+def _counts(norm: str) -> tuple[dict[str, int], dict[str, int]]:
+    counts: dict[str, int] = {}
+    for num, noun in _COUNT.findall(norm):
+        n = _num(num)
+        if 1 <= n <= 12 and noun not in ("times",):
+            counts.setdefault(noun, n)
+    caps = {noun: _num(num) for num, noun in _CAP.findall(norm) if 1 <= _num(num) <= 20}
+    for num in _TIMES.findall(norm):
+        if 2 <= _num(num) <= 12:
+            caps.setdefault("times", _num(num))
+    return counts, caps
+
+
+@cache
+def _cue_table() -> tuple[tuple[str, re.Pattern[str], float], ...]:
+    rows = []
+    for pid, p in knowledge.patterns().items():
+        rows += [(pid, re.compile(c), 1.0) for c in p.get("cues", ())]
+        rows += [(pid, re.compile(c), 0.4) for c in p.get("weak_cues", ())]
+    return tuple(rows)
+
+
+def mask_roles(norm: str, roles: tuple[Role, ...]) -> str:
+    """The text with every role's written name replaced by a neutral token."""
+    from a4a.generator.plan import archetype_of
+
+    out = norm
+    for r in sorted(roles, key=lambda r: -len(r.title)):
+        # A one-word role ("a planner lays out the steps") is itself the cue; a coordinator
+        # ("each with a team lead") shapes the team whatever it is called.
+        if (r.source != "lexicon" and len(r.title.split()) > 1
+                and archetype_of(r.name) != "coordinator"):
+            out = re.sub(rf"\b{re.escape(r.title.lower())}\b", "member", out)
+    return out
+
+
+def _cues(masked: str) -> list[Cue]:
+    out = []
+    for pid, pat, weight in _cue_table():
+        m = pat.search(masked)
+        if m:
+            out.append(Cue(pid, m.group(0)[:60], weight))
+    return out
+
+
+def analyse(raw: str) -> RequestAnalysis:
+    """Analyse a request (already checked by the security policy)."""
+    text = Text.of(raw[:20_000])
+    lined = normalize(raw[:20_000], keep_lines=True)
+    norm = text.norm
+    lex_roles, lex_cues = _lexicon_roles(text)
+    lang = text.detection.main
+    split = normalize(_CAMEL.sub(" ", raw[:20_000]), keep_lines=True)  # "AgentManager"
+    lines = split.split("\n")
+    offsets, pos = [], 0
+    for ln in lines:
+        offsets.append(pos)
+        pos += len(ln) + 1
+    headers = _header_roles(lines, offsets)
+    # A list of roles is the strongest evidence; prose around it mostly describes the system.
+    prose = [] if len(headers) >= 2 else [_clause_roles(split), _agent_noun_roles(split)]
+    en_groups = [headers, *prose]
+    roles = _merge([*en_groups, lex_roles] if lang == "en" else [lex_roles, *en_groups])
+    masked = mask_roles(norm, roles)
+    counts, caps = _counts(norm)
+    sentences = tuple(s.strip() for s in re.split(r"(?<=[.!?。！？])\s*|\n", lined) if s.strip())
+    cues = tuple(_cues(masked) + lex_cues)
+    return RequestAnalysis(lang, sentences[:200], roles, _steps(lines), counts, caps, cues,
+                           masked, _not_understood(text, sentences, lang))
+
+
+def _not_understood(text: Text, sentences: tuple[str, ...], lang: str) -> tuple[str, ...]:
+    """Sentences of a non-English request in which no role, cue or domain term was found."""
+    if lang == "en":
+        return ()
+    out = []
+    for s in sentences[:40]:
+        t = Text.of(s)
+        if not _lexicon().find(t) and not any(domain_hits(t).values()):
+            out.append(s[:80])
+    return tuple(out)

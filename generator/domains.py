@@ -1,0 +1,122 @@
+"""Domain pack selection: keyword, vocabulary and sense matching with the precision rules.
+
+A pack counts the distinct terms of its vocabulary found in the request; a term inside a
+longer term of another pack does not count, nor does one whose sense rule sees another sense
+in the same sentence. The best pack is kept, a secondary needs two distinct hits, and at most
+two packs are kept unless the request names departments or teams.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from a4a.generator.text import Text, compile_terms, fold, normalize
+from a4a.runtime import knowledge
+
+
+@cache
+def alternation(words: tuple[str, ...]) -> re.Pattern[str]:
+    """Whole-word alternation of English keywords; plurals and verb forms match."""
+    forms = set(words) | {w[:-1] + "ing" for w in words if w.endswith("e") and len(w) > 3}
+    alts = "|".join(re.escape(w.lower()) for w in sorted(forms, key=lambda w: (-len(w), w)))
+    return re.compile(rf"\b(?:{alts})(?:s|es|d|ed|ing)?\b")
+
+
+@cache
+def _domain_matchers() -> dict[str, tuple[re.Pattern[str], ...]]:
+    """Per pack: its English keywords (plurals match), then its other-language vocabulary."""
+    out: dict[str, tuple[re.Pattern[str], ...]] = {}
+    for pid, pack in knowledge.domain_packs().items():
+        if pid == "generic":
+            continue
+        words = [w for ws in pack.vocabulary.values() for w in ws]
+        other = compile_terms(words)
+        out[pid] = (alternation(tuple(pack.keywords)), *((other,) if other else ()))
+    return out
+
+
+@cache
+def _senses() -> dict[str, tuple[tuple[str, re.Pattern[str]], ...]]:
+    out = {}
+    for pid, pack in knowledge.domain_packs().items():
+        rows = []
+        for s in pack.senses:
+            pat = compile_terms(s.unless)
+            if pat is not None:
+                rows.append((fold(normalize(s.term)), pat))
+        out[pid] = tuple(rows)
+    return out
+
+
+_SENTENCE_END = re.compile(r"[.!?;\n。！？；]")
+
+
+def domain_hits(text: Text) -> dict[str, tuple[str, ...]]:
+    """Distinct terms of each pack found in the text, after sense rules and longest match.
+
+    A hit inside a longer hit of another pack does not count ("stock" inside "stock market"),
+    nor does a keyword whose sense rule sees another sense in the same sentence.
+    """
+    spans: list[tuple[int, int, str, str]] = []
+    for pid, pats in _domain_matchers().items():
+        for i, pat in enumerate(pats):
+            src = text.norm if i == 0 else text.fold
+            spans += [(m.start(), m.end(), pid, m.group(0)) for m in pat.finditer(src)]
+    out: dict[str, dict[str, str]] = {}
+    for start, end, pid, word in spans:
+        if any(s <= start and end <= e and (e - s) > (end - start) and p != pid
+               for s, e, p, _ in spans):
+            continue
+        if _sense_excludes(pid, word, text.norm, start):
+            continue
+        out.setdefault(pid, {}).setdefault(_singular(word), word)
+    return {pid: tuple(sorted(ws.values())) for pid, ws in sorted(out.items())}
+
+
+def _singular(word: str) -> str:
+    """The key two forms of one term share ("issue", "issues")."""
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 4 else word
+
+
+def _sense_excludes(pid: str, word: str, norm: str, pos: int) -> bool:
+    rules = [pat for term, pat in _senses().get(pid, ()) if word.startswith(term)]
+    if not rules:
+        return False
+    begin = max((m.end() for m in _SENTENCE_END.finditer(norm, 0, pos)), default=0)
+    end_m = _SENTENCE_END.search(norm, pos)
+    sentence = fold(norm[begin:end_m.start() if end_m else len(norm)])
+    return any(pat.search(sentence) for pat in rules)
+
+
+def domain_scores(norm: str) -> dict[str, int]:
+    """Distinct keywords of each pack found in the normalised text."""
+    hits = domain_hits(Text(norm, norm, fold(norm)))
+    return {pid: len(hits.get(pid, ())) for pid in _domain_matchers()}
+
+
+_DEPARTMENT_WORDS = re.compile(r"\b(?:departments?|divisions?|sub-?teams?|org chart|"
+                               r"business units?|desks? for)\b")
+_TEAM = re.compile(r"\b([a-z][a-z-]*) teams?\b")
+_NOT_DEPARTMENT = frozenset("a an the agent agents ai our your their this that whole entire "
+                            "multi-agent small one each every same".split())
+
+
+def names_departments(norm: str) -> bool:
+    """Whether the request names departments: the word, or two distinct "<x> team"s."""
+    if _DEPARTMENT_WORDS.search(norm):
+        return True
+    teams = {m.group(1) for m in _TEAM.finditer(norm) if m.group(1) not in _NOT_DEPARTMENT}
+    return len(teams) >= 2
+
+
+def select_domains(scores: dict[str, int], departments: bool = True) -> tuple[str, ...]:
+    """The best-scoring pack, plus others with at least two distinct hits.
+
+    At most two packs unless the request names departments or teams.
+    """
+    top = max(scores.values(), default=0)
+    ranked = sorted((p for p, s in scores.items() if s), key=lambda p: (-scores[p], p))
+    if departments:
+        return tuple(ranked[:8])
+    return tuple(p for p in ranked if scores[p] == top or scores[p] >= 2)[:2]

@@ -1,0 +1,180 @@
+"""Tools per agent: world operations ranked by relevance to its duty, and runtime builtins.
+
+An agent the request names gets the operations of its areas ranked by BM25 against its duty
+clause, read-only unless the duty asks for a change; roles that only reason keep just the
+operations their duty mentions. Builtins (templates/roles/builtins.yaml) are wired where the
+duty (or, for an agent without one, the request) calls for them and the security policy
+allows them. Every choice carries its relevance and reason for `--explain`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from importlib import resources
+from typing import Any
+
+from a4a.generator.plan import AgentPlan
+from a4a.generator.relevance import bm25
+from a4a.generator.text import TermIndex, Text, compile_terms, fold, normalize
+from a4a.runtime import knowledge
+from a4a.runtime.ir.spec import FrameworkSpec, ToolSpec
+from a4a.runtime.loader.yamlio import load_yaml_text
+
+MAX_TOOLS = 12
+# Archetypes whose work is reasoning: they keep only the operations their duty names.
+REASONING = frozenset({"debater", "judge", "reviewer", "writer", "planner", "synthesizer",
+                       "coordinator", "router", "communicator"})
+
+
+@dataclass(frozen=True)
+class ToolChoice:
+    """One candidate tool of one agent: kept or left out, with its relevance and why."""
+
+    tool: str  # "pack.operation" or "builtin:<name>" / "sandbox:python"
+    relevance: float
+    kept: bool
+    reason: str
+
+
+@cache
+def builtin_table() -> tuple[dict[str, Any], ...]:
+    """The builtins the compiler may wire, as data."""
+    ref = resources.files("a4a.templates").joinpath("roles/builtins.yaml")
+    data = load_yaml_text(ref.read_text("utf-8"), "roles/builtins.yaml", trusted=True)
+    return tuple(data["builtins"])
+
+
+@cache
+def _builtin_cues() -> dict[str, Any]:
+    return {b["name"]: compile_terms(b["cues"]) for b in builtin_table()}
+
+
+@cache
+def builtin_spec(name: str) -> ToolSpec:
+    """The ToolSpec of a builtin of the table."""
+    b = next(b for b in builtin_table() if b["name"] == name)
+    return ToolSpec(name=b["name"], description=b["description"], input_schema=b["input_schema"],
+                    implementation=b["implementation"], writes=bool(b["writes"]))
+
+
+@cache
+def policy_allows(name: str) -> bool:
+    """Whether the output policy lets a generated framework hold this builtin."""
+    from a4a.generator.policy import check_output
+
+    spec = builtin_spec(name)
+    if not knowledge.generated_may_hold(spec.implementation):
+        return False
+    probe: dict[str, Any] = {"tools": [spec]}  # check_output reads the tools only
+    return not check_output(FrameworkSpec.model_construct(**probe))
+
+
+@cache
+def _change_index() -> TermIndex:
+    return TermIndex("analysis", ("duty",))
+
+
+def implies_change(duty: str) -> bool:
+    """Whether a duty clause asks the agent to change something (create, update, send ...)."""
+    return any(h.cls == "duty.change" for h in _change_index().find(Text.of(duty)))
+
+
+def rank_operations(plan: AgentPlan) -> list[ToolChoice]:
+    """The world operations of the agent's areas, ranked, each kept or left out with why."""
+    policy = knowledge.archetypes()[plan.archetype]["tools"]
+    if policy == "none":
+        return []
+    packs = knowledge.domain_packs()
+    cands = [(a.domain, n, packs[a.domain].operation(n)) for a in plan.areas for n in a.ops]
+    ops = [(d, n, op) for d, n, op in cands if op is not None]
+    may_write = policy == "write" and plan.writes
+    if not plan.duty:  # a structural agent: its areas in order, by the archetype's policy
+        rows = [ToolChoice(f"{d}.{n}", 0.0, not op.writes or may_write,
+                           "read-only role" if op.writes and not may_write else "area")
+                for d, n, op in ops]
+        return _cap(rows)
+    may_write = may_write and implies_change(plan.duty)
+    docs = [f"{n} {op.description} {' '.join(op.keywords)}" for _, n, op in ops]
+    scores = bm25(f"{plan.focus} {plan.duty} {plan.name.replace('_', ' ')}", docs)
+    order = sorted(range(len(ops)), key=lambda i: (-scores[i], i))
+    rows = []
+    for i in order:
+        d, n, op = ops[i]
+        if op.writes and not may_write:
+            rows.append(ToolChoice(f"{d}.{n}", scores[i], False, "the duty asks for no change"))
+        elif plan.archetype in REASONING and scores[i] <= 0:
+            rows.append(ToolChoice(f"{d}.{n}", 0.0, False, "a reasoning role; its duty does "
+                                   "not need it"))
+        else:
+            rows.append(ToolChoice(f"{d}.{n}", scores[i], True, "relevant to the duty"
+                                   if scores[i] > 0 else "area of the role"))
+    return _cap(rows)
+
+
+def _cap(rows: list[ToolChoice]) -> list[ToolChoice]:
+    kept = 0
+    out = []
+    for r in rows:
+        if r.kept and kept >= MAX_TOOLS:
+            r = ToolChoice(r.tool, r.relevance, False, f"over the cap of {MAX_TOOLS} tools")
+        kept += r.kept
+        out.append(r)
+    return out
+
+
+@lru_cache(maxsize=256)
+def cue_hits(text: str) -> dict[str, str]:
+    """The builtins whose cues a text holds, with the words that cued each."""
+    folded = fold(normalize(text))
+    out = {}
+    for name, pat in _builtin_cues().items():
+        m = pat.search(folded) if pat is not None else None
+        if m is not None:
+            out[name] = m.group(0)
+    return out
+
+
+def rank_builtins(plan: AgentPlan, request: str, taken: set[str]) -> list[ToolChoice]:
+    """The builtins the agent's work calls for, each kept or left out with why."""
+    own = cue_hits(" ".join(x for x in (plan.duty, plan.name.replace("_", " ")) if x))
+    hits = own if plan.duty else {**cue_hits(request), **own}
+    out = []
+    for b in builtin_table():
+        word = hits.get(b["name"])
+        if word is None or plan.archetype not in b["archetypes"]:
+            continue
+        impl = b["implementation"]
+        if b["name"] in taken:
+            out.append(ToolChoice(impl, 1.0, False, "a world tool has the same name"))
+        elif not policy_allows(b["name"]):
+            out.append(ToolChoice(impl, 1.0, False, "the output policy does not allow it"))
+        else:
+            out.append(ToolChoice(impl, 1.0, True, f"the work mentions {word!r}"))
+    return out
+
+
+def assign_request_builtins(plans: list[AgentPlan], request: str,
+                            held: dict[str, list[str]], taken: set[str]) -> dict[str, list[str]]:
+    """Builtins the request calls for that no agent holds yet, for the first agent that may.
+
+    Agents are taken in topology order, so no capability the work needs goes unserved.
+    """
+    hits = cue_hits(request)
+    have = {n for names in held.values() for n in names}
+    out: dict[str, list[str]] = {}
+    for b in builtin_table():
+        name = b["name"]
+        if name in have or name in taken or name not in hits:
+            continue
+        if not policy_allows(name):
+            continue
+        owner = next((p for p in plans if p.archetype in b["archetypes"]), None)
+        if owner is not None:
+            out.setdefault(owner.name, []).append(name)
+    return out
+
+
+def tools_for(plan: AgentPlan) -> list[tuple[str, str]]:
+    """(pack, operation) pairs this agent gets."""
+    return [tuple(c.tool.split(".", 1)) for c in rank_operations(plan) if c.kept]  # type: ignore[misc]
