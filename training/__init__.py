@@ -1,8 +1,9 @@
 """Training on trajectories: fine-tuning, GRPO alignment, agent rewards and evaluation.
 
 The seed's entry points are here, loaded on first use (torch and transformers load only
-when a function that needs them runs): `finetune`, `align`, `evaluate_agent`, `generate`,
-`ParsedToolCall` and the per-sample rewards.
+when a function that needs them runs): `finetune`, `align`, `evaluate_agent`,
+`ParsedToolCall` and the per-sample rewards. `generate` builds frameworks, so it lives one
+layer up, in `a4a.prep` (the seed's `data.prep`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 _EXPORTS = {
     "finetune": "a4a.training.loop", "align": "a4a.training.grpo",
-    "evaluate_agent": "a4a.training.agent_metrics", "generate": "a4a.training.prep",
+    "evaluate_agent": "a4a.training.agent_metrics",
     "ParsedToolCall": "a4a.training.rewards",
     "tool_use_quality_reward": "a4a.training.rewards",
     "task_completion_reward": "a4a.training.rewards",

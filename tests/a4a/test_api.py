@@ -11,8 +11,8 @@ from a4a.runtime.errors import RefusedError
 
 
 def test_build_writes_skills_for_every_domain_an_agent_uses(tmp_path: Path) -> None:
-    result = a4a.build("route e-commerce returns and helpdesk tickets to the right specialist",
-                       out=tmp_path / "fw")
+    result = a4a.build("route each request to a specialist: order returns and refunds for our "
+                       "online shop, or helpdesk support tickets", out=tmp_path / "fw")
     skills = {s for agent in result.spec.agents for s in agent.skills}
     assert skills == {"ecommerce", "customer_support"}
     for skill in skills:

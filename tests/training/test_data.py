@@ -55,8 +55,9 @@ def test_system_perspective_holds_every_reply_and_result() -> None:
     n_tool = sum(e["type"] == "tool_call" for e in record["events"])
     assert sum(t["role"] == "assistant" for t in turns) == n_llm
     assert sum(t["role"] == "tool" for t in turns) == n_tool
-    assert {t["agent"] for t in turns if t["role"] == "assistant"} == {
-        "supervisor", "supervisor_agent"}
+    callers = {e["agent"] for e in record["events"] if e["type"] == "llm_call"}
+    assert len(callers) >= 2  # the supervisor and at least one worker spoke
+    assert {t["agent"] for t in turns if t["role"] == "assistant"} == callers
 
 
 def test_function_calling_sample_has_unique_call_ids_and_tools() -> None:
@@ -167,7 +168,8 @@ def test_text_mode_tool_instructions_leave_the_system_prompt(mode: str) -> None:
     for e in record["events"]:
         if e["type"] == "llm_call":
             e["messages"][0]["content"] += "\n\n" + tools
-    own = next(e for e in record["events"] if e["type"] == "llm_call")["messages"][0]["content"]
-    (sample,) = data.samples_from_record(record, "function_calling", "supervisor")
+    first = next(e for e in record["events"] if e["type"] == "llm_call")
+    own = first["messages"][0]["content"]
+    (sample,) = data.samples_from_record(record, "function_calling", first["agent"])
     assert sample["messages"][0]["content"] == own[: -len("\n\n" + tools)]
     assert "# Tools" not in sample["messages"][0]["content"]

@@ -193,7 +193,7 @@ TOOLS = [{"function": {"name": "lookup_order", "description": "Look up order by 
 
 
 def test_agent_distill_snippet_offline(tmp_path: Path) -> None:
-    from a4a.training.prep import generate
+    from a4a.prep import generate
 
     result = generate(mode="agent_distill", topic="customer support with order lookup",
                       tools=TOOLS, n=6, format="function_calling", model="oracle")
@@ -219,7 +219,7 @@ def test_agent_distill_snippet_offline(tmp_path: Path) -> None:
 
 
 def test_agent_augment_snippet(tmp_path: Path) -> None:
-    from a4a.training.prep import generate
+    from a4a.prep import generate
 
     seed = _jsonl(tmp_path / "data" / "agent_traces.jsonl", [SEED["function_calling"]])
     result = generate(mode="agent_augment", seed=str(seed), n=5, format="function_calling",
