@@ -74,7 +74,7 @@ def test_triage_runs_on_the_embedded_model(triage: Path, tmp_path: Path) -> None
     runs = tmp_path / "local.jsonl"
     env = {"A4A_ALLOW_LOCAL_LLM": "1"}
     proc = a4a("run", str(triage), "Triage the newest open issue.", "--llm", "local",
-               "--max-steps", "3", "--out", str(runs), "--json", env=env)
+               "--max-steps", "2", "--out", str(runs), "--json", env=env)
     data = as_json(proc)
     assert data["status"] in {"completed", "max_steps"}, data
     record = json.loads(runs.read_text())
@@ -87,7 +87,7 @@ def test_triage_runs_on_the_embedded_model(triage: Path, tmp_path: Path) -> None
 def test_nexau_example_runs_on_the_embedded_model(tmp_path: Path) -> None:
     runs = tmp_path / "nexau.jsonl"
     proc = a4a("run", str(NEXAU), "What is new in quantum computing?", "--llm", "local",
-               "--max-steps", "3", "--out", str(runs), "--json",
+               "--max-steps", "2", "--out", str(runs), "--json",
                env={"A4A_ALLOW_LOCAL_LLM": "1"})
     data = as_json(proc)
     assert data["status"] in {"completed", "max_steps"}, data
