@@ -72,8 +72,10 @@ demo: $(STAMP) sandbox
 	@echo "then open http://127.0.0.1:8765 (or: $(BIN)/a4a catalog search \"triage\")"
 
 # A4A_REQUIRE_SANDBOX turns a missing bubblewrap into failures instead of skipped probes.
+# Two workers (pytest-xdist): the suite waits on subprocesses, sandboxes and sockets as much as
+# it computes, so two workers keep both cores busy.
 test: lint sandbox model chromium $(RAYSTAMP) $(DSPYSTAMP) $(BFCLSTAMP)
-	A4A_REQUIRE_SANDBOX=1 $(BIN)/python -m pytest
+	A4A_REQUIRE_SANDBOX=1 $(BIN)/python -m pytest -n 2
 
 # The browser tests drive Debian's chromium; install it when it is missing.
 chromium:
