@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from a4a.cli_support import JsonOpt, emit_json, guard
+
 if TYPE_CHECKING:
     from a4a.catalog.query import Query
     from a4a.catalog.store import Catalog
@@ -21,7 +23,6 @@ app = typer.Typer(
     help="Browse the catalog of generated frameworks ($A4A_HOME/catalog.db).",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 RefArg = Annotated[str, typer.Argument(help="Framework id (a unique prefix is enough) or name.")]
 PatternOpt = Annotated[str | None, typer.Option("--pattern", help="Top-level pattern id.")]
 DomainOpt = Annotated[str | None, typer.Option("--domain", help="Domain pack id.")]
@@ -37,15 +38,11 @@ LimitOpt = Annotated[int, typer.Option("--limit", "-n", min=1, max=1000, help="R
 
 
 def _run(as_json: bool, fn: Any) -> None:
-    from a4a.cli import _guard
-
-    _guard(as_json, fn)
+    guard(as_json, fn)
 
 
 def _emit(obj: Any) -> None:
-    from a4a.cli import _emit_json
-
-    _emit_json(obj)
+    emit_json(obj)
 
 
 def _open() -> Catalog:

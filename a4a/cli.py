@@ -6,16 +6,14 @@ Exit codes: 0 success, 1 domain failure (invalid framework, refused request), 2 
 
 from __future__ import annotations
 
-import json
-import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 
 from a4a.catalog_cli import app as catalog_app
+from a4a.cli_support import JsonOpt, emit_json, guard
 from a4a.export_cli import export as export_cmd
 from a4a.mcp_cli import app as mcp_app
 from a4a.models_cli import app as models_app
@@ -28,7 +26,6 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(catalog_app, name="catalog")
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 TrustOpt = Annotated[bool, typer.Option("--trust", help="Trust a hand-written config you have "
                                         "read: honour its import-path bindings and let it "
                                         "name files outside its folder.")]
@@ -36,41 +33,6 @@ app.add_typer(models_app, name="models")
 app.add_typer(mcp_app, name="mcp")
 app.command("train")(train)
 app.command("eval")(eval_cmd)
-
-
-def _emit_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
-
-
-def _fail(err: Exception, as_json: bool) -> NoReturn:
-    from a4a.runtime.errors import A4AError
-
-    if not isinstance(err, A4AError):
-        if os.environ.get("A4A_DEBUG"):
-            raise err
-        err = A4AError("internal", f"internal error: {type(err).__name__}: {err}",
-                       "Re-run with A4A_DEBUG=1 and report the traceback.")
-    if as_json:
-        _emit_json({"error": err.to_dict()})
-    else:
-        from a4a.render import console
-
-        c = console(stderr=True)
-        c.print(f"[bold red]error[/] [red]{err.code}[/]: {err.message}", markup=True,
-                highlight=False)
-        if err.hint:
-            c.print(f"[dim]hint:[/] {err.hint}", markup=True, highlight=False)
-    raise typer.Exit(getattr(err, "exit_code", 1))
-
-
-def _guard(as_json: bool, fn: Callable[[], int]) -> None:
-    try:
-        code = fn()
-    except typer.Exit:
-        raise
-    except Exception as err:  # every error leaves through _fail: no traceback for users
-        _fail(err, as_json)
-    raise typer.Exit(code)
 
 
 def _read_request(text: str) -> str:
@@ -128,7 +90,7 @@ def build(
                            base_url=base_url)
         why = _explain(request, seed) if explain else None
         if as_json:
-            _emit_json({**result.to_dict(), **({"explain": why} if why else {})})
+            emit_json({**result.to_dict(), **({"explain": why} if why else {})})
         else:
             from a4a.render import print_build
 
@@ -141,7 +103,7 @@ def build(
                 sys.stdout.write(render_text(why) + "\n")
         return 0 if result.valid else 1
 
-    _guard(as_json, run)
+    guard(as_json, run)
 
 
 def _print_builder(report: dict[str, Any]) -> None:
@@ -189,13 +151,13 @@ def builder_tune(
 
         report = tune(LLMOptions(llm, base_url=base_url), trainset, out, limit)
         if as_json:
-            _emit_json(report.to_dict())
+            emit_json(report.to_dict())
         else:
             typer.echo(f"tuned on {report.cases} case(s): score {report.before} -> "
                        f"{report.after}, {report.calls} LLM call(s); saved {report.path}")
         return 0
 
-    _guard(as_json, run)
+    guard(as_json, run)
 
 
 def _explain(request: str, seed: int) -> dict[str, Any]:
@@ -219,14 +181,14 @@ def validate(
 
         report = api.validate(path, trusted=trust)
         if as_json:
-            _emit_json(report.to_dict())
+            emit_json(report.to_dict())
         else:
             from a4a.render import print_report
 
             print_report(report)
         return 0 if report.valid else 1
 
-    _guard(as_json, run)
+    guard(as_json, run)
 
 
 @app.command()
@@ -243,7 +205,7 @@ def show(
 
         spec = api.load(path, trusted=trust)
         if as_json:
-            _emit_json(spec.model_dump(mode="json", exclude_defaults=True))
+            emit_json(spec.model_dump(mode="json", exclude_defaults=True))
         elif mermaid:
             from a4a.generator.readme import mermaid as to_mermaid
 
@@ -254,7 +216,7 @@ def show(
             print_spec(spec)
         return 0
 
-    _guard(as_json, run)
+    guard(as_json, run)
 
 
 @app.command()
@@ -303,14 +265,14 @@ def run(
             scores = [r.rewards["composite"] for r in records if r.rewards]
             summary["pass_hat_k"] = {str(k): pass_hat_k(scores, k) for k in range(1, repeat + 1)}
         if as_json:
-            _emit_json(summary)
+            emit_json(summary)
         else:
             from a4a.render import print_run
 
             print_run(summary)
         return 0 if record.status == "completed" else 1
 
-    _guard(as_json, go)
+    guard(as_json, go)
 
 
 @app.command("tasks")
@@ -329,7 +291,7 @@ def tasks_cmd(
         rows = [{"id": t.id, "difficulty": t.difficulty, "query": t.query,
                  "calls": len(t.plan)} for t in made]
         if as_json:
-            _emit_json({"path": str(path / "environment" / "tasks.jsonl"), "tasks": rows})
+            emit_json({"path": str(path / "environment" / "tasks.jsonl"), "tasks": rows})
         else:
             from a4a.render import console
 
@@ -340,7 +302,7 @@ def tasks_cmd(
             c.print(f"{len(rows)} task(s) written to {path / 'environment' / 'tasks.jsonl'}")
         return 0 if made else 1
 
-    _guard(as_json, go)
+    guard(as_json, go)
 
 
 trace_app = typer.Typer(help="Inspect trajectories.", no_args_is_help=True,
@@ -364,7 +326,7 @@ def trace_show(
             raise UserError("path.missing", f"{file} does not exist", "Check the path.")
         records = [r for r in read(file) if run_id in (None, r["run_id"])]
         if as_json:
-            _emit_json({"runs": records})
+            emit_json({"runs": records})
             return 0
         from a4a.render import print_transcript
 
@@ -372,7 +334,7 @@ def trace_show(
             print_transcript(record)
         return 0
 
-    _guard(as_json, go)
+    guard(as_json, go)
 
 
 @trace_app.command("export")
@@ -391,12 +353,12 @@ def trace_export(
 
         written = export_file(file, out, fmt=fmt, run_id=run_id)
         if as_json:
-            _emit_json({"path": str(out), "runs": written})
+            emit_json({"path": str(out), "runs": written})
         else:
             sys.stdout.write(f"wrote {written} run(s) of span trees to {out}\n")
         return 0
 
-    _guard(as_json, go)
+    guard(as_json, go)
 
 
 @app.command()
@@ -405,7 +367,7 @@ def version(as_json: JsonOpt = False) -> None:
     from a4a import __version__
 
     if as_json:
-        _emit_json({"version": __version__})
+        emit_json({"version": __version__})
     else:
         sys.stdout.write(f"a4a {__version__}\n")
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+from a4a.cli_support import JsonOpt, emit_json, guard
 
 
 def export(
@@ -43,15 +43,13 @@ def export(
     agent_workspace (agent_config.yaml, tools/, an evaluator.py whose reward is the
     environment's checker) and the tasks as its data.
     """
-    from a4a.cli import _emit_json, _guard
-
     def run() -> int:
         if nexrl is not None:
             from a4a.runtime.nexrl.workspace import write_workspace
 
             written = write_workspace(runs, nexrl)
             if as_json:
-                _emit_json(written.to_dict())
+                emit_json(written.to_dict())
             else:
                 typer.echo(f"wrote a NexRL recipe ({written.tools} tools, {written.tasks} "
                            f"tasks) to {nexrl}")
@@ -66,9 +64,9 @@ def export(
         report = export_runs(runs, out, fmt, style, perspective=perspective,
                              statuses=statuses, min_reward=min_reward)
         if as_json:
-            _emit_json(report.to_dict())
+            emit_json(report.to_dict())
         else:
             typer.echo(f"wrote {report.samples} samples from {report.records} runs to {out}")
         return 0
 
-    _guard(as_json, run)
+    guard(as_json, run)

@@ -11,6 +11,8 @@ from typing import Annotated
 
 import typer
 
+from a4a.cli_support import guard
+
 app = typer.Typer(
     name="mcp", add_completion=False, no_args_is_help=True, rich_markup_mode=None,
     help="Serve a framework's simulated world over MCP.")
@@ -26,8 +28,6 @@ def serve(
 
     Every session gets one freshly seeded World; its changes last until the client closes.
     """
-    from a4a.cli import _guard
-
     def run() -> int:
         import logging
         import sys
@@ -46,4 +46,4 @@ def serve(
             return 130
         return 0
 
-    _guard(False, run)
+    guard(False, run)

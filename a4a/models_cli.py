@@ -6,9 +6,11 @@ conversion is needed, so `a4a --help` stays fast.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
 import typer
+
+from a4a.cli_support import JsonOpt, emit_json, guard
 
 if TYPE_CHECKING:
     from a4a.runtime.llm.models import PullResult
@@ -16,7 +18,6 @@ if TYPE_CHECKING:
 app = typer.Typer(
     name="models", add_completion=False, no_args_is_help=True, rich_markup_mode=None,
     help="The embedded model (SmolLM2-135M-Instruct): pull its weights, list the cache.")
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
 def _pull_showing_progress() -> PullResult:
@@ -36,38 +37,34 @@ def _pull_showing_progress() -> PullResult:
 @app.command()
 def pull(as_json: JsonOpt = False) -> None:
     """Download and convert the embedded model into the cache; a no-op when it is there."""
-    from a4a.cli import _emit_json, _guard
-
     def run() -> int:
         from a4a.runtime.llm import models
 
         result = models.pull() if as_json else _pull_showing_progress()
         if as_json:
-            _emit_json(result.to_dict())
+            emit_json(result.to_dict())
             return 0
         size = sum(result.manifest["files"].values()) / 1e6
         done = "pulled" if result.pulled else "already cached:"
         typer.echo(f"{done} {result.name} at {result.path} ({size:.0f} MB)")
         return 0
 
-    _guard(as_json, run)
+    guard(as_json, run)
 
 
 @app.command("list")
 def list_models(as_json: JsonOpt = False) -> None:
     """List the models a4a knows and whether each is cached."""
-    from a4a.cli import _emit_json, _guard
-
     def run() -> int:
         from a4a.runtime.llm import models
 
         rows = models.list_models()
         if as_json:
-            _emit_json({"models": rows})
+            emit_json({"models": rows})
             return 0
         for row in rows:
             state = f"{row['size_bytes'] / 1e6:.0f} MB" if row["installed"] else "not pulled"
             typer.echo(f"{row['name']}  {state}  {row['path']}  (from {row['source']})")
         return 0
 
-    _guard(as_json, run)
+    guard(as_json, run)

@@ -9,7 +9,8 @@ from typing import Annotated, Any
 
 import typer
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+from a4a.cli_support import JsonOpt, emit_json, guard
+
 STAGES = {"build": "build + validate + register", "tasks": "generate tasks",
           "runs": "run + score + filter", "judge": "LLM judge"}
 
@@ -59,8 +60,6 @@ def synth(
     as_json: JsonOpt = False,
 ) -> None:
     """Synthesize environments, run their tasks, filter and export the trajectories."""
-    from a4a.cli import _emit_json, _guard
-
     def run() -> int:
         import os
 
@@ -81,12 +80,12 @@ def synth(
                                    catalog=not no_catalog, base_url=base_url, progress=tick)
             report = synthesize(out, config, resume=resume, options=options)
         if as_json:
-            _emit_json({"out": str(out), **report})
+            emit_json({"out": str(out), **report})
         else:
             _summary(out, report)
         return 0
 
-    _guard(as_json, run)
+    guard(as_json, run)
 
 
 @contextmanager

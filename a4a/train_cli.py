@@ -30,7 +30,8 @@ from typing import Annotated, Any
 
 import typer
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+from a4a.cli_support import JsonOpt, emit_json, guard
+
 TOP_KEYS = {"recipe", "method", "model", "data", "trainer", "lora", "output_dir", "online_rl"}
 DATA_KEYS = {"path", "format", "style", "max_seq_length"}
 FLOATS = {"learning_rate", "max_grad_norm", "weight_decay", "temperature", "beta"}
@@ -133,8 +134,6 @@ def _near(base: Path, value: str) -> Path:
 def train(config: Annotated[Path, typer.Option("--config", help="Training YAML.")],
           as_json: JsonOpt = False) -> None:
     """Fine-tune (LoRA or full) or align (GRPO) a model as a YAML config describes."""
-    from a4a.cli import _emit_json, _guard
-
     def go() -> int:
         args = read_train_config(config)
         if args.pop("recipe", "finetune") == "align":
@@ -142,7 +141,7 @@ def train(config: Annotated[Path, typer.Option("--config", help="Training YAML."
 
             report = align(**args)
             if as_json:
-                _emit_json(report)
+                emit_json(report)
             else:
                 typer.echo(f"{report['steps']} GRPO steps, mean reward "
                            f"{report['first_reward']:.3f} -> {report['final_reward']:.3f}; "
@@ -156,13 +155,13 @@ def train(config: Annotated[Path, typer.Option("--config", help="Training YAML."
                "loss_curve": str(Path(args["output_dir"]) / "loss.png"),
                "output_dir": args["output_dir"]}
         if as_json:
-            _emit_json(out)
+            emit_json(out)
         else:
             typer.echo(f"{out['steps']} steps, loss {out['first_loss']:.4f} -> "
                        f"{out['final_loss']:.4f}; checkpoint {out['checkpoint']}")
         return 0
 
-    _guard(as_json, go)
+    guard(as_json, go)
 
 
 def eval_cmd(
@@ -176,19 +175,17 @@ def eval_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Run a model on frameworks' held-out tasks and report agent metrics."""
-    from a4a.cli import _emit_json, _guard
-
     def go() -> int:
         from a4a.training.eval_run import evaluate_frameworks
 
         report = evaluate_frameworks(model, frameworks, tasks, seed, max_steps)
         if as_json:
-            _emit_json(report)
+            emit_json(report)
         else:
             _print_report(report)
         return 0
 
-    _guard(as_json, go)
+    guard(as_json, go)
 
 
 # Metric -> row label; the JSON keeps the full names.

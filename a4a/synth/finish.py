@@ -20,7 +20,7 @@ from a4a.generator.requests import Request
 from a4a.runtime.loader import fsaccess
 from a4a.runtime.loader.yamlio import dump_yaml
 from a4a.synth import report, units
-from a4a.synth.job import Batch, run_ids
+from a4a.synth.batch import Batch, run_ids
 
 
 def finish(batch: Batch, requests: Sequence[Request], envs: Sequence[dict[str, Any]]

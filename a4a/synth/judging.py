@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from a4a.synth.job import Batch, run_ids
+from a4a.synth.batch import Batch, run_ids
 
 PER_CALL = 8  # runs handed to one judge_records call (each packs parts into requests)
 

@@ -3,15 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from a4a.runtime.ir.domain import DomainPack, OperationSpec
+from a4a.runtime.ir.domain import DomainPack, OperationSpec, ResourceSpec
 from a4a.runtime.world.errors import WorldError
 
-if TYPE_CHECKING:
-    from a4a.runtime.world.engine import World
 
-Action = Callable[["World", DomainPack, OperationSpec, dict[str, Any]], Any]
+class World(Protocol):
+    """What an action needs of the world (the engine's World has it): its tables and checks."""
+
+    def table(self, pack: DomainPack, resource: str) -> dict[str, dict[str, Any]]:
+        """The records of a resource."""
+        ...
+
+    def record(self, pack: DomainPack, op: OperationSpec, args: dict[str, Any]) -> dict[str, Any]:
+        """The target record of an id-taking operation, with its preconditions checked."""
+        ...
+
+    def check_refs(self, pack: DomainPack, res: ResourceSpec, values: dict[str, Any]) -> None:
+        """Every ref value names an existing record."""
+        ...
+
+
+Action = Callable[[World, DomainPack, OperationSpec, dict[str, Any]], Any]
 _TEXT_LIMIT = 50
 
 
