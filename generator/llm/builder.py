@@ -329,8 +329,8 @@ class _Session:
         except ValidationError as err:
             return None, from_pydantic(err)
         issues = validate(spec) + untrusted_issues(spec)
-        if errors(issues):
-            return spec, issues  # the step bound needs a sound graph
+        if any(i.code != "steps.bound_exceeded" for i in errors(issues)):
+            return spec, issues  # the step bound needs a sound graph; the limits follow it
         spec = spec.model_copy(update={"limits": _limits(spec)})
         return spec, validate(spec) + untrusted_issues(spec)
 

@@ -38,7 +38,7 @@ class Verification:
     smoke_status: str
     issues: list[Issue] = field(default_factory=list)
     entered: tuple[str, ...] = ()  # agents the smoke runs entered, in order
-    tools_called: int = 0  # (agent, tool) pairs the smoke runs called
+    tools_called: int = 0  # declared (agent, tool) pairs the smoke runs called
     smoke_runs: int = 0
 
     @property
@@ -79,8 +79,9 @@ def verify(spec: FrameworkSpec, seed: int = 0, n: int = TASKS) -> Verification:
         issue = _oracle(spec, task, smoke)
         solved += issue is None
         issues += [issue] if issue else []
+    declared = sum((a.name, t) in smoke.calls for a in spec.agents for t in a.tool_names())
     return Verification(len(made), solved, smoke.statuses[0] if smoke.statuses else "",
-                        issues, tuple(smoke.entered), len(smoke.calls), len(smoke.statuses))
+                        issues, tuple(smoke.entered), declared, len(smoke.statuses))
 
 
 def _smoke(spec: FrameworkSpec, query: str) -> _Smoke:
