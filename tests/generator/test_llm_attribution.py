@@ -81,11 +81,16 @@ def _fed(model: DraftModel, stage: str) -> list[Any]:
     return [json.loads(inputs["issues"]) for s, inputs in model.prompts if s == stage]
 
 
-def test_an_uncallable_tool_is_repaired_at_its_agent_alone(serve: Any, cache: Path,
-                                                           llm: str) -> None:
+def test_an_uncallable_tool_is_repaired_at_its_agent_alone(
+        serve: Any, cache: Path, llm: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from a4a.cli import _print_builder
+
     model = DraftModel(overrides={"agents": [_broken({SEARCH}), _restored]})
     compiled, report, _ = _build(serve, cache, llm, model)
     _passed(compiled, report)
+    _print_builder(report.to_dict())
+    assert "round 1 failed (verify.tool_uncallable); repaired at agent triager" in \
+        capsys.readouterr().out
     [blame] = report.repairs
     assert (blame["scope"], blame["agent"]) == ("agent", "triager")
     assert [i["code"] for i in blame["issues"]] == ["verify.tool_uncallable"]
