@@ -68,7 +68,7 @@ def attribute(issues: list[Issue], agents: list[str]) -> Attribution:
     """
     found = errors(issues)
     scoped = [(_scope(i), _agent(i, agents)) for i in found]
-    scope = min((s for s, _ in scoped), key=_ORDER.index, default="agent")
+    scope: Scope = min((s for s, _ in scoped), key=_ORDER.index) if scoped else "agent"
     if scope != "agent":
         return Attribution(scope, None, tuple(found))
     named = {a for _, a in scoped}

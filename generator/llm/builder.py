@@ -258,8 +258,9 @@ class _Session:
 
     def repair(self, base: Compiled, packs: list[DomainPack]) -> Compiled:
         """Propose, check, verify; each failed round is attributed and repaired there."""
-        state = {"patterns": base.spec.patterns, "entry": base.spec.entry,
-                 "edges": base.spec.edges, "agents": base.spec.agents, "tools": base.spec.tools}
+        state: dict[str, Any] = {"patterns": base.spec.patterns, "entry": base.spec.entry,
+                                 "edges": base.spec.edges, "agents": base.spec.agents,
+                                 "tools": base.spec.tools}
         blame = Attribution("meta", None, ())  # the first round runs every stage
         issues: list[Issue] = []
         for n in range(1, self.opts.rounds + 1):

@@ -130,7 +130,7 @@ def _uncallable(spec: FrameworkSpec, smoke: _Smoke) -> list[Issue]:
         for j, name in enumerate(agent.tool_names()):
             event = smoke.calls.get((agent.name, name))
             problem = _problem(spec, name, event) if event and name not in seen else None
-            if problem:
+            if problem and event:
                 seen.add(name)
                 out.append(Issue("verify.tool_uncallable", f"agents[{i}].tools[{j}]",
                                  f"tool {name!r} of agent {agent.name!r}: a call valid for "
