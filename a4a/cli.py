@@ -114,9 +114,16 @@ def _print_builder(report: dict[str, Any]) -> None:
     line = (f"builder {report['builder']} ({report['model']}): {calls['calls']} LLM call(s), "
             f"{calls['prompt_tokens'] + calls['completion_tokens']} tokens, "
             f"{report['rounds']} round(s)")
-    if verified:
-        line += f", oracle solved {verified['oracle_solved']}/{verified['tasks']} task(s)"
+    if "tasks" in verified:
+        line += (f", verification {verified['outcome']}: oracle solved "
+                 f"{verified['oracle_solved']}/{verified['tasks']} task(s), "
+                 f"{len(verified['agents_entered'])} agent(s) entered")
     console().print(line, markup=False, highlight=False)
+    for r in verified.get("rounds", []):
+        where = f"agent {r['agent']}" if r["agent"] else r["scope"]
+        codes = ", ".join(i["code"] for i in r["issues"])
+        console().print(f"round {r['round']} failed ({codes}); repaired at {where}",
+                        markup=False, highlight=False)
     if report["fallback"]:
         console().print(f"fell back to the rules: {report['fallback']}", markup=False,
                         highlight=False)

@@ -2,7 +2,8 @@
 
 The rule-based draft goes to the IntentParser (and the DomainBuilder for a new domain), then
 the MetaAgent, FrameworkBuilder and AgentBuilder; the proposal is validated, policed and
-verified by running. Issues send it back to the stage they point at, at most `rounds` times;
+verified by running. Each failed round is attributed (`attribution`) to one agent, the
+topology or the pattern, and repaired at that builder, at most `rounds` rounds in all;
 a proposal that never passes gives way to the rule-based draft, with the reason reported.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from a4a.generator.intent import IntentSpec, RuleIntentParser
+from a4a.generator.llm.attribution import Attribution, attribute, focus, merge
 from a4a.generator.llm.domain import extra_packs, pack_files, pack_issues
 from a4a.generator.llm.engine import Ledger, home, make_lm, prepare_env, require_dspy
 from a4a.generator.llm.trust import REFUSALS, untrusted_issues
@@ -37,7 +39,6 @@ from a4a.runtime.loader.files import render_files
 from a4a.runtime.loader.yamlio import dump_yaml
 
 BUILDER_FILE = "environment/builder.json"
-_ORDER = ("meta", "framework", "agents")
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,20 @@ class LLMReport:
     fallback: str | None = None
     verification: Verification | None = None
     new_domains: list[str] = field(default_factory=list)
+    repairs: list[dict[str, Any]] = field(default_factory=list)  # attributed failed rounds
+
+    @property
+    def outcome(self) -> str:
+        """`passed`, `failed` (the rules were used), `skipped` or `not_run` (no proposal)."""
+        v = self.verification
+        if v is None:
+            return "not_run" if self.fallback else "skipped"
+        return "passed" if v.ok and self.fallback is None else "failed"
+
+    def verified(self) -> dict[str, Any]:
+        """The `verification` object: outcome, the last run's findings, each repair round."""
+        last = self.verification.to_dict() if self.verification else {}
+        return {"outcome": self.outcome, **last, "rounds": self.repairs}
 
     def to_dict(self) -> dict[str, Any]:
         """The `builder` object of `a4a build --json`."""
@@ -77,8 +92,8 @@ class LLMReport:
                 "temperature": self.temperature, "max_rounds": self.max_rounds,
                 "rounds": self.rounds, "cache_key": self.cache_key,
                 "llm": self.ledger.to_dict(), "fallback": self.fallback,
-                "verification": self.verification.to_dict() if self.verification else None,
-                "new_domains": self.new_domains, "history": self.history}
+                "verification": self.verified(), "new_domains": self.new_domains,
+                "history": self.history}
 
 
 def build_llm(text: str, seed: int, opts: LLMOptions) -> tuple[Compiled, LLMReport]:
@@ -162,6 +177,7 @@ class _Session:
         """One predictor call; a reply that does not parse becomes an issue of `stage`."""
         from dspy.utils.exceptions import AdapterParseError, LMError
 
+        self.report.ledger.stage = stage
         try:
             return getattr(self.program, stage)(**inputs), []
         except LMError as err:
@@ -241,14 +257,15 @@ class _Session:
         return None
 
     def repair(self, base: Compiled, packs: list[DomainPack]) -> Compiled:
-        """Propose, check, verify; repair from the stage the issues point at."""
-        state = {"patterns": base.spec.patterns, "entry": base.spec.entry,
-                 "edges": base.spec.edges, "agents": base.spec.agents, "tools": base.spec.tools}
+        """Propose, check, verify; each failed round is attributed and repaired there."""
+        state: dict[str, Any] = {"patterns": base.spec.patterns, "entry": base.spec.entry,
+                                 "edges": base.spec.edges, "agents": base.spec.agents,
+                                 "tools": base.spec.tools}
+        blame = Attribution("meta", None, ())  # the first round runs every stage
         issues: list[Issue] = []
-        stages: tuple[str, ...] = _ORDER
         for n in range(1, self.opts.rounds + 1):
             self.report.rounds = n
-            issues = self.propose(state, stages, issues, base)
+            issues = self.propose(state, blame, base)
             spec = None
             if not issues:
                 spec, issues = self.assemble(state, base)
@@ -256,19 +273,21 @@ class _Session:
                 verified = verify(spec, self.seed)
                 self.report.verification = verified
                 issues = issues + verified.issues
-            self.report.history.append({"stage": "+".join(stages), "round": n,
+            self.report.history.append({"stage": "+".join(blame.stages), "round": n,
+                                        "agent": blame.agent,
                                         "issues": [i.code for i in errors(issues)]})
             if spec is not None and not errors(issues):
                 return self.emit(spec, packs, issues)
-            stages = _scope(issues)
+            blame = attribute(issues, [a.name for a in state["agents"]])
+            self.report.repairs.append({"round": n, **blame.to_dict()})
         self.report.fallback = f"no valid proposal in {self.opts.rounds} round(s): " \
             + _reason(issues)
         return self.draft
 
-    def propose(self, state: dict[str, Any], stages: tuple[str, ...], issues: list[Issue],
-                base: Compiled) -> list[Issue]:
-        """Run `stages` in order, each fed the issues; returns parse issues (if any)."""
-        fed = _issues(issues)
+    def propose(self, state: dict[str, Any], blame: Attribution, base: Compiled
+                ) -> list[Issue]:
+        """Run the stages `blame` names, each fed its issues; returns parse issues (if any)."""
+        fed, stages = _issues(list(blame.issues)), blame.stages
         if "meta" in stages:
             from a4a.generator.llm.programs import pattern_catalog
 
@@ -286,15 +305,18 @@ class _Session:
             if bad:
                 return bad
             state["entry"], state["edges"] = pred.entry, pred.edges
+        agents, tools = focus(state, blame.agent)
         pred, bad = self.ask("agents", request=self.text, issues=fed, topology=_json(
             {"entry": state["entry"], "edges": [_plain(e) for e in state["edges"]]}),
-            draft=_json({"agents": [_plain(a) for a in state["agents"]],
-                         "tools": [_plain(t) for t in state["tools"]]}),
+            draft=_json({"agents": [_plain(a) for a in agents],
+                         "tools": [_plain(t) for t in tools]}),
             available=_json(_available(base)))
         if bad:
             return bad
-        state["agents"], state["tools"] = pred.agents, pred.tools
-        return []
+        if blame.agent is None:
+            state["agents"], state["tools"] = pred.agents, pred.tools
+            return []
+        return merge(state, blame.agent, pred.agents, pred.tools)
 
     def assemble(self, state: dict[str, Any], base: Compiled
                  ) -> tuple[FrameworkSpec | None, list[Issue]]:
@@ -308,8 +330,8 @@ class _Session:
         except ValidationError as err:
             return None, from_pydantic(err)
         issues = validate(spec) + untrusted_issues(spec)
-        if errors(issues):
-            return spec, issues  # the step bound needs a sound graph
+        if any(i.code != "steps.bound_exceeded" for i in errors(issues)):
+            return spec, issues  # the step bound needs a sound graph; the limits follow it
         spec = spec.model_copy(update={"limits": _limits(spec)})
         return spec, validate(spec) + untrusted_issues(spec)
 
@@ -322,7 +344,11 @@ class _Session:
         r = self.report
         provenance = {"builder": "dspy", "model": r.model, "temperature": r.temperature,
                       "rounds": r.rounds, "max_rounds": r.max_rounds, "cache_key": r.cache_key,
-                      "new_domains": r.new_domains}
+                      "new_domains": r.new_domains, "verification": {
+                          "outcome": r.outcome, "rounds": [
+                              {k: x[k] for k in ("round", "scope", "agent")}
+                              | {"codes": [i["code"] for i in x["issues"]]}
+                              for x in r.repairs]}}
         extra = {"environment/world.yaml": dump_yaml(world), **pack_files(packs),
                  BUILDER_FILE: json.dumps(provenance, sort_keys=True, indent=1) + "\n",
                  **skill_files([s for a in spec.agents for s in a.skills])}
@@ -333,17 +359,6 @@ class _Session:
         intent = dataclasses.replace(self.draft.intent,
                                      domains=tuple(env.domains) if env else ())
         return Compiled(spec, files, intent, issues)
-
-
-def _scope(issues: list[Issue]) -> tuple[str, ...]:
-    """The stages to run again: from the earliest stage an issue points at."""
-    first = len(_ORDER) - 1
-    for i in errors(issues):
-        head = i.path.split("[")[0].split(".")[0]
-        stage = {"patterns": 0, "pattern": 0, "meta": 0, "edges": 1, "entry": 1,
-                 "framework": 1}.get(head, 2)
-        first = min(first, stage)
-    return _ORDER[first:]
 
 
 def _available(base: Compiled) -> dict[str, Any]:

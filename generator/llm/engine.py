@@ -23,24 +23,31 @@ _CACHE_DIR: list[str] = []
 
 @dataclass
 class Ledger:
-    """What the builders asked of the model: calls that reached it and their tokens."""
+    """What the builders asked of the model: calls that reached it, their tokens and stages.
+
+    `stage` is the builder program being asked (the session sets it before each call), so
+    `stages` lists, call by call, which program each call that reached the model was for.
+    """
 
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    stage: str = ""
+    stages: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def add(self, prompt: int, completion: int) -> None:
-        """Count one model call."""
+        """Count one model call (of the current stage)."""
         with self.lock:
             self.calls += 1
             self.prompt_tokens += prompt
             self.completion_tokens += completion
+            self.stages.append(self.stage)
 
-    def to_dict(self) -> dict[str, int]:
+    def to_dict(self) -> dict[str, Any]:
         """The ledger as `--json` reports it."""
         return {"calls": self.calls, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens}
+                "completion_tokens": self.completion_tokens, "stages": list(self.stages)}
 
 
 def require_dspy() -> None:

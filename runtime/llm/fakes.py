@@ -7,7 +7,7 @@ script runs out and can assert that every step was consumed.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -105,18 +105,30 @@ class SchemaLLM:
     """Calls every offered tool once, all in one turn, then answers.
 
     Arguments are filled from each tool's schema. Like a test model that exercises every
-    tool: useful to smoke-test tool plumbing.
+    tool: useful to smoke-test tool plumbing. With `explore`, an enum argument takes its
+    first member that names no agent this model has served yet (across runs), so routes and
+    handoffs lead somewhere new on each run; repeated runs then enter every agent control
+    can reach. Tools named in `withhold` are never called (`exit_loop`, say, so that loops go
+    around to their cap).
     """
 
     name = "schema"
 
+    def __init__(self, explore: bool = False, withhold: Set[str] = frozenset()) -> None:
+        self.explore = explore
+        self.withhold = withhold
+        self.served: set[str] = set()  # agents that asked this model, in any run
+
     async def complete(self, request: LLMRequest) -> LLMResponse:
         """One turn calling each uncalled tool (in parallel), or a final answer."""
-        called = {c.name for m in request.messages for c in m.tool_calls}
-        calls = tuple(ToolCall(f"call_{i}", tool.name, fill(tool))
+        self.served.add(request.agent)
+        avoid = self.served if self.explore else frozenset()
+        called = {c.name for m in request.messages for c in m.tool_calls} | self.withhold
+        calls = tuple(ToolCall(f"call_{i}", tool.name, fill(tool, avoid))
                       for i, tool in enumerate(t for t in request.tools if t.name not in called))
         if calls:
             return LLMResponse(Message("assistant", "", calls), Usage(), "tool_calls", self.name)
+        called -= self.withhold
         text = "done: " + ", ".join(sorted(called)) if called else "done"
         return LLMResponse(Message("assistant", text), Usage(), "stop", self.name)
 
@@ -124,26 +136,30 @@ class SchemaLLM:
 _DEFAULTS: dict[str, Any] = {"integer": 1, "number": 1.0, "boolean": True, "string": "x"}
 
 
-def fill(tool: ToolSchema) -> dict[str, Any]:
-    """Arguments that satisfy a tool's schema: required properties with typed defaults."""
-    value = _value(tool.parameters, 0)
+def fill(tool: ToolSchema, avoid: Set[str] = frozenset()) -> dict[str, Any]:
+    """Arguments that satisfy a tool's schema: required properties with typed defaults.
+
+    An enum takes its first member not in `avoid` (its first member when all are).
+    """
+    value = _value(tool.parameters, 0, avoid)
     return value if isinstance(value, dict) else {}
 
 
-def _value(schema: dict[str, Any], depth: int) -> Any:
-    """A value of `schema`: its enum's first member, a typed default, a filled object."""
+def _value(schema: dict[str, Any], depth: int, avoid: Set[str] = frozenset()) -> Any:
+    """A value of `schema`: an enum's member, a typed default, a filled object."""
     if schema.get("enum"):
-        return schema["enum"][0]
+        members = schema["enum"]
+        return next((m for m in members if m not in avoid), members[0])
     kind = schema.get("type")
     kind = kind[0] if isinstance(kind, list) and kind else kind
     if kind == "array":
         items = schema.get("items")
         need = int(schema.get("minItems") or 0)
-        one = [_value(items, depth + 1)] if isinstance(items, dict) and depth < 4 else []
+        one = [_value(items, depth + 1, avoid)] if isinstance(items, dict) and depth < 4 else []
         return one * max(need, 1) if one and need else one[:need]
     if kind == "object" or "properties" in schema:
         props = schema.get("properties") or {}
-        return {name: _value(props.get(name) or {}, depth + 1)
+        return {name: _value(props.get(name) or {}, depth + 1, avoid)
                 for name in schema.get("required") or [] if depth < 4}
     return _DEFAULTS.get(str(kind), "x")
 

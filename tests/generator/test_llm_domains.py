@@ -119,12 +119,6 @@ DOMAINS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One DSPy cache for the module (opening one costs seconds); each test names its model."""
-    return tmp_path_factory.mktemp("dspy-cache")
-
-
 def _build(text: str, model: DraftModel, tmp_path: Path, cache: Path
            ) -> tuple[Any, Any, FakeOpenAIServer]:
     name = f"openai:fake-{zlib.crc32(str(tmp_path).encode())}"
