@@ -123,6 +123,9 @@ def align(model: Any, dataset: Sequence[dict[str, Any]] | str | Path, *, method:
           extra_rewards: Sequence[Callable[..., list[float]]] = ()) -> dict[str, Any]:
     """GRPO on next-call prompts (see the module docstring); returns the run's report.
 
+    With environments to run (`online_rl.frameworks`, or a framework directory as the
+    dataset) it is multi-turn online RL through the runtime instead (`online_rl.align_online`).
+
     Args:
         model: A local model directory or `local` (the embedded SmolLM2).
         dataset: function_calling samples, rows or a JSONL file.
@@ -157,6 +160,15 @@ def align(model: Any, dataset: Sequence[dict[str, Any]] | str | Path, *, method:
     """
     if method != "grpo":
         raise UserError("align.method", f"unknown align method {method!r}", "Use method: grpo.")
+    from a4a.training import online_rl as online
+
+    if online.is_online(dataset, online_rl):
+        return online.align_online(
+            model, dataset, online_rl or {}, max_steps=max_steps, num_epochs=num_epochs,
+            num_generations=num_generations, beta=beta, full=full, output_dir=output_dir,
+            learning_rate=learning_rate, max_new_tokens=max_new_tokens, temperature=temperature,
+            seed=seed, lora_r=lora_r, lora_alpha=lora_alpha, lora_dropout=lora_dropout,
+            target_modules=target_modules)
     if format not in (None, "function_calling"):
         raise UserError("align.format", f"align reads function_calling samples, not {format}",
                         "Export with --format function_calling (or generate them so).")

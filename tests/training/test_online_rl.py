@@ -1,0 +1,224 @@
+"""Multi-turn online RL through the runtime: a generated framework's tasks, tiny config models,
+the loopback fake server as an OpenAI-compatible policy server, the checker as the reward."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+pytest.importorskip("peft")
+
+from typer.testing import CliRunner  # noqa: E402
+
+from a4a import api  # noqa: E402
+from a4a.cli import app  # noqa: E402
+from a4a.runtime.errors import UserError  # noqa: E402
+from a4a.runtime.llm.fakeserver import FakeOpenAIServer, Reply  # noqa: E402
+from a4a.runtime.llm.guard import allow_real_models  # noqa: E402
+from a4a.runtime.llm.openai_backend import OpenAIBackend  # noqa: E402
+from a4a.runtime.world.rewards import score  # noqa: E402
+from a4a.training.online_rl import (  # noqa: E402
+    Server,
+    collect,
+    environments,
+    run_rows,
+    score_group,
+    train_online,
+)
+from tests.training.conftest import MODEL_DIR  # noqa: E402
+
+torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="module")
+def issues(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A generated single-agent framework with two environment tasks."""
+    out = tmp_path_factory.mktemp("fw") / "issues"
+    api.build("an agent that labels GitHub issues", out=out)
+    api.tasks(out, 2)
+    return out
+
+
+def _tiny(folder: Path, vocab: int | None = None) -> Path:
+    """A tiny random Llama with the embedded model's tokenizer; `vocab` widens its embedding
+    (the fake server's token ids run to 100 000)."""
+    if not (MODEL_DIR / "tokenizer.json").is_file():
+        pytest.skip("the embedded model is not cached (make model)")
+    tok = transformers.AutoTokenizer.from_pretrained(str(MODEL_DIR))
+    torch.manual_seed(0)
+    config = transformers.LlamaConfig(
+        vocab_size=vocab or len(tok), hidden_size=16, intermediate_size=32,
+        num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=2,
+        max_position_embeddings=4096, pad_token_id=tok.pad_token_id,
+        eos_token_id=tok.eos_token_id, bos_token_id=tok.bos_token_id)
+    transformers.LlamaForCausalLM(config).save_pretrained(str(folder))
+    tok.save_pretrained(str(folder))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _tiny(tmp_path_factory.mktemp("tiny") / "model")
+
+
+def _tasks(framework: Path) -> list[dict[str, Any]]:
+    lines = (framework / "environment" / "tasks.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def _plan_follower(tasks: list[dict[str, Any]]) -> Any:
+    """A server responder: the task's next gold call, or (by the request's seed) it stops
+    early with the answer facts, so the runs of a group earn different rewards."""
+
+    def reply(body: dict[str, Any]) -> Reply:
+        text = " ".join(str(m.get("content") or "") for m in body["messages"]
+                        if m["role"] == "user")
+        task = next(t for t in tasks if t["query"] in text)
+        done = sum(1 for m in body["messages"] if m["role"] == "tool")
+        if done < len(task["plan"]) and random.Random(body["seed"]).random() < 0.8:
+            step = task["plan"][done]
+            return Reply(tool_calls=((step["tool"], step["args"]),))
+        return Reply("Done. " + "; ".join(task["checker"]["answer"]))
+
+    return reply
+
+
+@pytest.fixture()
+def server(issues: Path) -> Iterator[FakeOpenAIServer]:
+    with allow_real_models(), FakeOpenAIServer(responder=_plan_follower(_tasks(issues))) as s:
+        yield s
+
+
+def _rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in Path(report["dump"]).read_text().splitlines()]
+
+
+def test_server_rollouts_record_tokens_and_rewards_and_train_lora(
+        issues: Path, server: FakeOpenAIServer, tmp_path: Path) -> None:
+    wide = _tiny(tmp_path / "wide", vocab=100_000)
+    report = train_online(wide, [issues], server=Server(server.base_url, "fake-model"),
+                          updates=2, group_size=3, tasks=2, max_calls=8, temperature=0.7,
+                          learning_rate=1e-2, output_dir=tmp_path / "out")
+    assert report["steps"] == 2 and report["rollouts"] == 2 * 2 * 3  # updates x tasks x G
+    rows = _rows(report)
+    runs = {(r["step"], r["tags"]["task"], r["tags"]["rollout"]) for r in rows}
+    assert len(runs) == 2 * 2 * 3  # every rollout has rows
+    for row in rows:
+        n = len(row["completion_ids"])
+        assert n and row["prompt_ids"] and n == len(row["old_logprobs"]) == len(row["mask"])
+        assert len(row["new_logprobs"]) == n and all(x <= 0 for x in row["new_logprobs"])
+        assert 0.0 <= row["reward"] <= 1.0 and row["tags"]["prompt"] == "retokenized"
+    # Every model call the server answered is in the dump, sampled as the loop asked.
+    assert sum(len(r["tags"]["calls"]) for r in rows) == server.stats.requests
+    assert all(b["temperature"] == 0.7 and b["logprobs"] for b in server.stats.bodies)
+    rewards = [r["reward"] for r in rows]
+    assert min(rewards) < max(rewards), "the responder's early stops should cost reward"
+    for step, mean in enumerate(report["rewards"]):  # the report's mean: one reward per run
+        per_run = {(r["tags"]["task"], r["tags"]["rollout"]): r["reward"]
+                   for r in rows if r["step"] == step}
+        assert mean == round(sum(per_run.values()) / len(per_run), 6)
+    from safetensors.torch import load_file
+
+    adapter = load_file(str(Path(report["checkpoint"]) / "adapter_model.safetensors"))
+    lora_b = [t for k, t in adapter.items() if "lora_B" in k]
+    assert lora_b and any(bool(t.abs().sum() > 0) for t in lora_b)  # B starts at zero
+
+
+def test_rewards_are_the_checkers(issues: Path, server: FakeOpenAIServer, tiny: Path) -> None:
+    """The reward of a run is its task checker's composite, recomputed from the records."""
+    llm = OpenAIBackend("fake-model", base_url=server.base_url, api_key="EMPTY",
+                        capture_tokens=True)
+    runs = asyncio.run(collect(environments([issues], 2), llm, group_size=2, update=0,
+                               temperature=1.0, max_new_tokens=16, max_calls=8, seed=3))
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(tiny))
+    assert [len(records) for _, records in runs] == [2, 2]
+    for task, records in runs:
+        rewards, rows = score_group(task, records, tokenizer)
+        assert rewards == [score(task, r)["composite"] for r in records]
+        assert all(0.0 <= x <= 1.0 for x in rewards)
+        assert {r.tags["rollout"] for r in rows} == {0, 1}
+
+
+def test_in_process_policy_is_deterministic_with_a_seed(issues: Path, tiny: Path,
+                                                         tmp_path: Path) -> None:
+    def go(seed: int, name: str) -> list[dict[str, Any]]:
+        return _rows(train_online(tiny, [issues], updates=1, group_size=2, tasks=1,
+                                  max_calls=2, max_new_tokens=6, temperature=0.7, seed=seed,
+                                  output_dir=tmp_path / name))
+
+    first, again, other = go(1, "a"), go(1, "b"), go(2, "c")
+    assert first == again
+    assert [r["completion_ids"] for r in first] != [r["completion_ids"] for r in other]
+    for row in first:
+        assert row["tags"]["prompt"] == "recorded" and row["tags"]["agent"] == "assistant"
+        assert len(row["completion_ids"]) == len(row["old_logprobs"]) == len(row["mask"])
+        # The sampler's and the trainer's logprobs agree on the policy's own tokens.
+        for old, new, m in zip(row["old_logprobs"], row["new_logprobs"], row["mask"],
+                               strict=True):
+            assert not m or abs(old - new) < 1e-3
+
+
+def _call(span: str, prompt: list[int], ids: list[int]) -> dict[str, Any]:
+    return {"type": "llm_call", "span": span, "agent": "a", "prompt_token_ids": prompt,
+            "token_ids": ids, "logprobs": [-0.5] * len(ids)}
+
+
+def test_calls_chain_into_one_masked_sequence() -> None:
+    record = {"run_id": "r", "events": [
+        _call("s1", [1, 2], [3, 4]), {"type": "tool_call"},
+        _call("s1", [1, 2, 3, 4, 8, 9], [5]),  # extends the first: tool tokens 8, 9 masked
+        _call("s1", [1, 7], [6]),  # does not extend: a row of its own
+        _call("s2", [1, 7, 6], [2])]}  # another agent's span: never joined
+    rows = run_rows(record, None)
+    assert [(r.prompt_ids, r.completion_ids, r.mask) for r in rows] == [
+        ([1, 2], [3, 4, 8, 9, 5], [1, 1, 0, 0, 1]), ([1, 7], [6], [1]), ([1, 7, 6], [2], [1])]
+    assert rows[0].old_logprobs == [-0.5, -0.5, 0.0, 0.0, -0.5]
+    assert rows[0].tags["calls"] == [0, 2]
+    with pytest.raises(UserError) as err:
+        run_rows({"run_id": "r", "events": [{"type": "llm_call", "span": "s1"}]}, None)
+    assert err.value.code == "rl.no_tokens"
+
+
+ALIGN = """recipe: align
+method: grpo
+model:
+  name: {model}
+trainer:
+  max_steps: 1
+  num_generations: 2
+  max_new_tokens: 4
+online_rl:
+  enabled: true
+  reward_name: agent_composite
+  reward_kwargs: {kwargs}
+  frameworks: [{framework}]
+  tasks: 1
+  max_calls: 2
+"""
+
+
+def test_cli_align_yaml_with_frameworks_runs_online_rl(issues: Path, tiny: Path,
+                                                       tmp_path: Path) -> None:
+    config = tmp_path / "align.yaml"
+    config.write_text(ALIGN.format(model=tiny, framework=issues,
+                                   kwargs="{weights: {state: 0.5, answer: 0.5, process: 0}}"))
+    proc = CliRunner().invoke(app, ["train", "--config", str(config), "--json"])
+    assert proc.exit_code == 0, proc.output
+    out = json.loads(proc.stdout)
+    assert out["steps"] == 1 and out["rollouts"] == 2 and len(out["rewards"]) == 1
+    assert Path(out["checkpoint"], "adapter_config.json").is_file()
+    assert Path(out["dump"]).is_file() and Path(out["dump"]).parent == tmp_path / "runs/align"
+    config.write_text(ALIGN.format(model=tiny, framework=issues,
+                                   kwargs="{expected_tools: [search]}"))
+    bad = CliRunner().invoke(app, ["train", "--config", str(config), "--json"])
+    err = json.loads(bad.stdout)["error"]
+    assert bad.exit_code != 0 and err["code"] == "rl.config" and "expected_tools" in \
+        err["message"]

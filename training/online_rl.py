@@ -1,0 +1,421 @@
+"""Multi-turn online RL through a4a's own runtime: rollouts on environment tasks, checker rewards.
+
+Each update runs every task of the frameworks' environments `group_size` times through the real
+runtime (`run_framework`) with the policy being trained as the model: in-process (`PolicyLLM`
+around the LoRA-wrapped transformers model) or an OpenAI-compatible server that returns token
+ids and logprobs (vLLM with `--return-tokens-as-token-ids`, or the loopback fake server). Each
+run is scored by its task's checker (`score(...)["composite"]`, the environment's
+agent_composite); advantages are group-relative over the runs of a task. Each model call of a
+run becomes a training row (prompt ids, the model's completion ids, the sampler's logprobs);
+when a call's prompt extends the previous call's prompt and completion token for token, the
+two join one sequence and the tokens between them (tool results, template) are masked out.
+The update is `rl.train_step` on the LoRA adapter; `rl.dump` writes one JSON line per row.
+torch, transformers and peft are imported inside the functions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from a4a.runtime.errors import UserError
+from a4a.runtime.llm.base import LLM, LLMRequest, LLMResponse, Message, Usage
+from a4a.training.rl import Rollout, dump, group_advantages, train_step
+
+Env = tuple[Any, list[dict[str, Any]]]  # (FrameworkSpec, its tasks)
+Sync = Callable[[Any, int], None]  # after each update: (trained net, update number)
+
+
+@dataclass(frozen=True)
+class Server:
+    """An OpenAI-compatible server that serves the policy and returns token ids and logprobs."""
+
+    base_url: str
+    model: str
+    extra_body: dict[str, Any] | None = None  # vLLM: {"return_token_ids": true}
+    max_concurrency: int = 16
+
+
+class PolicyLLM:
+    """The model being trained behind the LLM protocol, in-process.
+
+    Samples at the request's temperature with the request's seed (a private RNG state), and
+    returns prompt ids, completion ids (the end-of-turn token included) and the sampling
+    logprobs. Tools reach it as text (the runtime picks a text tool-call mode).
+    """
+
+    name = "policy"
+    structured_tools = False
+
+    def __init__(self, net: Any, tokenizer: Any, max_new_tokens: int = 48) -> None:
+        self.net, self.tokenizer, self.max_new_tokens = net, tokenizer, max_new_tokens
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        """Answer one request (in this thread: the loop's rollouts stay deterministic)."""
+        return self.generate(request)
+
+    def generate(self, request: LLMRequest) -> LLMResponse:
+        """Sample one reply."""
+        import torch
+
+        tok = self.tokenizer
+        prompt = prompt_ids(tok, request.messages, request.tool_mode)
+        opts: dict[str, Any] = {"do_sample": False}
+        if request.temperature:
+            opts = {"do_sample": True, "temperature": request.temperature, "top_k": 0,
+                    "top_p": 1.0}
+        with torch.inference_mode(), torch.random.fork_rng(devices=[]):
+            torch.manual_seed(request.seed or 0)
+            out = self.net.generate(
+                input_ids=torch.tensor([prompt]), attention_mask=torch.ones(1, len(prompt),
+                                                                            dtype=torch.long),
+                max_new_tokens=request.max_tokens or self.max_new_tokens, output_scores=True,
+                return_dict_in_generate=True, eos_token_id=tok.eos_token_id,
+                pad_token_id=tok.pad_token_id, **opts)
+        ids = [int(t) for t in out.sequences[0, len(prompt):].tolist()]
+        scores = torch.log_softmax(torch.stack(out.scores)[:, 0, :].float(), dim=-1)
+        logprobs = tuple(float(scores[i, t]) for i, t in enumerate(ids))
+        ended = bool(ids) and ids[-1] == tok.eos_token_id
+        return LLMResponse(Message("assistant", tok.decode(ids, skip_special_tokens=True)),
+                           Usage(len(prompt), len(ids)), "stop" if ended else "length",
+                           self.name, tuple(ids), logprobs, tuple(prompt))
+
+
+def prompt_ids(tokenizer: Any, messages: Sequence[Message], tool_mode: str) -> list[int]:
+    """The ids of a chat as the model sees it: its chat template, the generation prompt on."""
+    from a4a.runtime.llm.local import chat_messages
+
+    text = tokenizer.apply_chat_template(chat_messages(tuple(messages), tool_mode),
+                                         add_generation_prompt=True, tokenize=False)
+    return list(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+class Sampling:
+    """An LLM with the loop's sampling: temperature, token cap and a seed per call.
+
+    The seed of a call is drawn from the rollout's seed, the agent and the conversation's
+    length, so a rollout replays identically whatever order concurrent calls run in.
+    """
+
+    def __init__(self, inner: LLM, temperature: float, max_tokens: int, seed: int) -> None:
+        self.inner, self.temperature, self.max_tokens, self.seed = (inner, temperature,
+                                                                    max_tokens, seed)
+        self.name = inner.name
+        self.structured_tools = bool(getattr(inner, "structured_tools", True))
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        """The inner model's answer to the request with the loop's sampling settings."""
+        seed = _seed(self.seed, request.agent, len(request.messages))
+        return await self.inner.complete(replace(request, temperature=self.temperature,
+                                                 max_tokens=self.max_tokens, seed=seed))
+
+
+def _seed(*parts: Any) -> int:
+    return zlib.crc32(":".join(map(str, parts)).encode()) % 2**31
+
+
+def run_rows(record: dict[str, Any], tokenizer: Any | None) -> list[Rollout]:
+    """The training rows of one run: its model calls, chained where the prompts extend.
+
+    A call without prompt ids (a server that does not return them) has its prompt rendered
+    with `tokenizer`'s chat template (tagged `retokenized`).
+
+    Raises:
+        UserError: `rl.no_tokens` for a model call without token ids and logprobs (or
+            without prompt ids and no tokenizer to render them).
+    """
+    rows: list[Rollout] = []
+    for n, event in enumerate(record.get("events") or []):
+        if event.get("type") != "llm_call":
+            continue
+        prompt, ids, logprobs, source = _call_tokens(record, n, event, tokenizer)
+        last = rows[-1] if rows else None
+        if last is not None and last.tags["span"] == event.get("span") and \
+                prompt[:len(last.prompt_ids) + len(last.completion_ids)] == \
+                last.prompt_ids + last.completion_ids:
+            gap = prompt[len(last.prompt_ids) + len(last.completion_ids):]
+            last.completion_ids += gap + ids
+            last.mask += [0] * len(gap) + [1] * len(ids)
+            last.old_logprobs += [0.0] * len(gap) + logprobs
+            last.tags["calls"].append(n)
+            continue
+        rows.append(Rollout(prompt, ids, 0.0, logprobs, [1] * len(ids), tags={
+            "span": event.get("span"), "agent": event.get("agent"), "calls": [n],
+            "prompt": source}))
+    return rows
+
+
+def _call_tokens(record: dict[str, Any], n: int, event: dict[str, Any], tokenizer: Any | None
+                 ) -> tuple[list[int], list[int], list[float], str]:
+    ids, logprobs = event.get("token_ids") or [], event.get("logprobs") or []
+    prompt, source = event.get("prompt_token_ids"), "recorded"
+    if not prompt and ids and tokenizer is not None:
+        from a4a.runtime.llm.base import ToolCall
+
+        messages = tuple(Message(m["role"], m.get("content") or "", tuple(
+            ToolCall(c.get("id", ""), c["name"], c.get("arguments") or {})
+            for c in m.get("tool_calls") or ()), m.get("tool_call_id"), m.get("name"))
+            for m in event.get("messages") or [])
+        prompt, source = prompt_ids(tokenizer, messages, "hermes"), "retokenized"
+    if not ids or not prompt or len(logprobs) != len(ids):
+        raise UserError("rl.no_tokens", f"run {record.get('run_id')}: event {n} has no token "
+                        "ids and logprobs of equal length", "Use a backend that returns them "
+                        "(the in-process policy; vLLM with logprobs and token ids).",
+                        run=record.get("run_id"), event=n)
+    return list(prompt), list(ids), [float(x) for x in logprobs], source
+
+
+def score_group(task: dict[str, Any], records: Sequence[dict[str, Any]], tokenizer: Any | None,
+                weights: dict[str, float] | None = None) -> tuple[list[float], list[Rollout]]:
+    """Each run's checker reward; and the runs' rows, with their run's reward and advantage."""
+    from a4a.runtime.world.rewards import score
+
+    rewards = [float(score(task, r, weights)["composite"]) for r in records]
+    out = []
+    for g, (record, reward, adv) in enumerate(zip(records, rewards, group_advantages(rewards),
+                                                   strict=True)):
+        for row in run_rows(record, tokenizer):
+            row.reward, row.advantage = reward, adv
+            row.tags.update(task=task["id"], run=record.get("run_id"), rollout=g,
+                            status=record.get("status"))
+            out.append(row)
+    return rewards, out
+
+
+async def collect(envs: Sequence[Env], llm: LLM, *, group_size: int, update: int,
+                  temperature: float, max_new_tokens: int, max_calls: int | None, seed: int,
+                  concurrency: int = 8) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Run each task `group_size` times through the runtime; (task, run records) per task."""
+    from a4a.runtime.engine.run import RunOptions, run_framework
+    from a4a.runtime.engine.trace import FixedClock
+    from a4a.training.evaluate import as_dict
+
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(spec: Any, task: dict[str, Any], g: int) -> dict[str, Any]:
+        rollout_seed = _seed(seed, update, task["id"], g)
+        options = RunOptions(task_id=task["id"], seed=task["world_seed"], policy="online_rl",
+                             clock=FixedClock(), max_steps=max_calls,
+                             attempt=update * group_size + g)
+        model = Sampling(llm, temperature, max_new_tokens, rollout_seed)
+        async with gate:
+            return as_dict(await run_framework(spec, task["query"], model, options))
+
+    pairs = [(spec, task) for spec, tasks in envs for task in tasks]
+    runs = await asyncio.gather(*(one(spec, task, g) for spec, task in pairs
+                                  for g in range(group_size)))
+    return [(task, list(runs[i * group_size:(i + 1) * group_size]))
+            for i, (_, task) in enumerate(pairs)]
+
+
+def environments(frameworks: Sequence[str | Path], tasks: int, seed: int = 0) -> list[Env]:
+    """(spec, its first `tasks` tasks) per framework: tasks.jsonl, else synthesized.
+
+    Raises:
+        UserError: `path.not_framework`; `rl.no_tasks` for a framework without tasks.
+    """
+    from a4a.training.eval_run import held_out_tasks, load_framework
+
+    out = []
+    for folder in map(Path, frameworks):
+        spec, made = load_framework(folder), held_out_tasks(folder, tasks, seed)
+        if not made:
+            raise UserError("rl.no_tasks", f"no task could be made for {folder}",
+                            "Its tools cover no domain pack; check `a4a tasks` on it.")
+        out.append((spec, made))
+    return out
+
+
+def train_online(model: Any, frameworks: Sequence[str | Path], *, tokenizer: Any = None,
+                 server: Server | None = None, updates: int = 4, group_size: int = 4,
+                 tasks: int = 4, max_calls: int | None = 4, max_new_tokens: int = 48,
+                 temperature: float = 1.0, learning_rate: float = 1e-4, clip: float = 0.2,
+                 seed: int = 0, lora_r: int = 8, lora_alpha: int = 16,
+                 lora_dropout: float = 0.0, target_modules: list[str] | None = None,
+                 weights: dict[str, float] | None = None, output_dir: str | Path =
+                 "runs/online_rl", sync: Sync | None = None) -> dict[str, Any]:
+    """Online GRPO on the frameworks' tasks (see the module docstring); the run's report.
+
+    Args:
+        model: A local model directory, `local` (the embedded SmolLM2) or a model object.
+        frameworks: Framework directories with environments (`a4a build`, `a4a tasks`).
+        tokenizer: The model's tokenizer (read from the model's directory when None).
+        server: Sample from this server instead of in-process (the trainer keeps the model).
+        updates: Rollout-and-update rounds.
+        group_size: Runs per task per update (the group of the relative advantage).
+        tasks: Tasks per framework.
+        max_calls: Cap on the model calls of a run (None: the framework's limit).
+        max_new_tokens: Cap on the tokens of a model call.
+        temperature: Sampling temperature (the trainer's logprobs use the same).
+        learning_rate: AdamW's learning rate (no weight decay: no signal, no change).
+        clip: PPO's ratio clip.
+        seed: Seeds the rollouts, the adapter's initialisation and task synthesis.
+        lora_r: LoRA rank.
+        lora_alpha: LoRA alpha.
+        lora_dropout: LoRA dropout.
+        target_modules: LoRA target modules (peft's default for the model when None).
+        weights: The checker's composite weights (state, answer, process).
+        output_dir: Where `debug.jsonl`, the adapter (`final/`) and the report go.
+        sync: Called after each update with the net, e.g. to load the adapter into the server.
+
+    Returns:
+        steps, rollouts, rewards (mean checker reward per update), first_reward,
+        final_reward, seconds (per update), checkpoint, dump, output_dir.
+
+    Raises:
+        UserError: a model that is not local, a directory that is not a framework, a
+            framework without tasks, model calls without token ids (`rl.no_tokens`).
+    """
+    import torch
+
+    from a4a.training.loop import resolve_model
+
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    path = resolve_model(model)
+    net, tokenizer = _policy(path, tokenizer, lora_r, lora_alpha, lora_dropout, target_modules)
+    envs = environments(frameworks, tasks, seed)
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    debug = out / "debug.jsonl"
+    debug.unlink(missing_ok=True)
+    opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad],
+                            lr=float(learning_rate), weight_decay=0.0)
+    llm = _sampler(server, net, tokenizer, max_new_tokens)
+    history: list[dict[str, Any]] = []
+    for update in range(updates):
+        start = time.perf_counter()
+        net.eval()
+        runs = asyncio.run(collect(envs, llm, group_size=group_size, update=update,
+                                   temperature=temperature, max_new_tokens=max_new_tokens,
+                                   max_calls=max_calls, seed=seed))
+        scored = [score_group(task, records, tokenizer, weights) for task, records in runs]
+        rewards = [x for run_rewards, _ in scored for x in run_rewards]
+        groups = [rows for _, rows in scored if rows]
+        history.append({"update": update, "runs": len(rewards),
+                        "mean_reward": round(sum(rewards) / len(rewards), 6),
+                        **_update(net, opt, groups, update, clip, temperature, debug)})
+        history[-1]["seconds"] = round(time.perf_counter() - start, 3)
+        if sync is not None:
+            sync(net, update)
+    return _report(net, history, out, debug)
+
+
+def _policy(path: Any, tokenizer: Any, r: int, alpha: int, dropout: float,
+            targets: list[str] | None) -> tuple[Any, Any]:
+    """The model wrapped in a fresh LoRA adapter, and its tokenizer."""
+    import peft
+    import transformers
+
+    from a4a.training.loop import quiet_peft
+
+    net = path
+    if isinstance(path, str | Path):
+        net = transformers.AutoModelForCausalLM.from_pretrained(str(path), local_files_only=True)
+        tokenizer = tokenizer or transformers.AutoTokenizer.from_pretrained(
+            str(path), local_files_only=True)
+    if tokenizer is None:
+        raise UserError("rl.no_tokenizer", "a model object needs its tokenizer",
+                        "Pass tokenizer=..., or pass the model's directory.")
+    lora = peft.LoraConfig(r=r, lora_alpha=alpha, lora_dropout=dropout, task_type="CAUSAL_LM",
+                           target_modules=targets)
+    with quiet_peft():
+        return peft.get_peft_model(net, lora), tokenizer
+
+
+def _sampler(server: Server | None, net: Any, tokenizer: Any, max_new_tokens: int) -> LLM:
+    if server is None:
+        return PolicyLLM(net, tokenizer, max_new_tokens)
+    from a4a.runtime.llm.openai_backend import OpenAIBackend
+
+    return OpenAIBackend(server.model, base_url=server.base_url, api_key="EMPTY",
+                         capture_tokens=True, extra_body=server.extra_body,
+                         max_concurrency=server.max_concurrency)
+
+
+def _update(net: Any, opt: Any, groups: list[list[Rollout]], update: int, clip: float,
+            temperature: float, debug: Path) -> dict[str, Any]:
+    """One step on the rows of every run, and the dump; the step's figures."""
+    keep: list[list[float]] = []
+    net.train()
+    stats = train_step(net, opt, groups, clip, temperature, keep) if groups else {
+        "loss": 0.0, "tokens": 0.0}
+    net.eval()
+    dump(debug, groups, update, keep)
+    return {"rows": sum(map(len, groups)), "loss": round(stats["loss"], 6),
+            "tokens": int(stats["tokens"])}
+
+
+def _report(net: Any, history: list[dict[str, Any]], out: Path, debug: Path) -> dict[str, Any]:
+    """Save the adapter and the report; the report."""
+    final = out / "final"
+    net.save_pretrained(str(final))
+    means = [h["mean_reward"] for h in history]
+    report = {"steps": len(history), "rollouts": sum(h["runs"] for h in history),
+              "rewards": means, "first_reward": means[0] if means else 0.0,
+              "final_reward": means[-1] if means else 0.0,
+              "seconds": [h["seconds"] for h in history], "history": history,
+              "checkpoint": str(final), "dump": str(debug), "output_dir": str(out)}
+    (out / "online_rl_report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+    return report
+
+
+ONLINE_KEYS = {"enabled", "reward_name", "reward_kwargs", "frameworks", "tasks", "max_calls",
+               "server", "clip"}
+
+
+def is_online(dataset: Any, online_rl: dict[str, Any] | None) -> bool:
+    """Whether an align call means multi-turn online RL: environments to run, not samples."""
+    cfg = online_rl or {}
+    if cfg.get("enabled") is False:
+        return False
+    return bool(cfg.get("frameworks")) or (isinstance(dataset, str | Path) and
+                                           (Path(dataset) / "framework.yaml").is_file())
+
+
+def align_online(model: Any, dataset: Any, online_rl: dict[str, Any], *,
+                 max_steps: int | None, num_epochs: int, num_generations: int,
+                 beta: float, full: bool, **kwargs: Any) -> dict[str, Any]:
+    """`align` for environments: the seed's `online_rl` section mapped onto `train_online`.
+
+    `online_rl.frameworks` (or a framework directory as the dataset) names the environments;
+    `tasks`, `max_calls`, `clip` and `server: {base_url, model, extra_body}` tune the loop;
+    updates are `max_steps` (else `num_epochs`), the group is `num_generations`.
+    `reward_name: agent_composite` is the checker's composite; `reward_kwargs.weights` its
+    weights (state, answer, process).
+
+    Raises:
+        UserError: `rl.config` for an unknown key, a reward other than the checker's, a
+            KL weight (no reference model is kept) or full fine-tuning.
+    """
+    cfg = dict(online_rl)
+    problems = [f"unknown online_rl key {k!r}" for k in cfg if k not in ONLINE_KEYS]
+    if cfg.get("reward_name") not in (None, "agent_composite"):
+        problems.append(f"reward_name {cfg['reward_name']!r}: multi-turn runs are scored by "
+                        "the environment's checker (agent_composite)")
+    reward_kwargs = dict(cfg.get("reward_kwargs") or {})
+    problems += [f"reward_kwargs {k!r}: the checker takes only weights (state, answer, "
+                 "process)" for k in reward_kwargs if k != "weights"]
+    if beta or full:
+        problems.append("online RL trains a LoRA adapter without a reference model: "
+                        "use beta 0 and method lora")
+    server = cfg.get("server")
+    if server is not None and (not isinstance(server, dict) or not {"base_url", "model"} <= set(
+            server) or not set(server) <= {"base_url", "model", "extra_body", "max_concurrency"}):
+        problems.append("server: a mapping of base_url, model (and extra_body, "
+                        "max_concurrency)")
+    if problems:
+        raise UserError("rl.config", "; ".join(problems), "See a4a.training.online_rl for the "
+                        "online_rl section.", issues=problems)
+    frameworks = cfg.get("frameworks") or [dataset]
+    return train_online(model, frameworks, server=Server(**server) if server else None,
+                        updates=int(max_steps or num_epochs), group_size=num_generations,
+                        tasks=int(cfg.get("tasks", 4)), max_calls=cfg.get("max_calls", 4),
+                        clip=float(cfg.get("clip", 0.2)), weights=reward_kwargs.get("weights"),
+                        **kwargs)
