@@ -18,14 +18,14 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from a4a.runtime.errors import UserError
-from a4a.runtime.llm.base import LLM, LLMRequest, LLMResponse, Message, Usage
+from a4a.runtime.llm.base import LLM, Message
+from a4a.training.policy_llm import PolicyLLM, Sampling, prompt_ids, seed_of
 from a4a.training.rl import Rollout, dump, group_advantages, train_step
 
 Env = tuple[Any, list[dict[str, Any]]]  # (FrameworkSpec, its tasks)
@@ -40,84 +40,6 @@ class Server:
     model: str
     extra_body: dict[str, Any] | None = None  # vLLM: {"return_token_ids": true}
     max_concurrency: int = 16
-
-
-class PolicyLLM:
-    """The model being trained behind the LLM protocol, in-process.
-
-    Samples at the request's temperature with the request's seed (a private RNG state), and
-    returns prompt ids, completion ids (the end-of-turn token included) and the sampling
-    logprobs. Tools reach it as text (the runtime picks a text tool-call mode).
-    """
-
-    name = "policy"
-    structured_tools = False
-
-    def __init__(self, net: Any, tokenizer: Any, max_new_tokens: int = 48) -> None:
-        self.net, self.tokenizer, self.max_new_tokens = net, tokenizer, max_new_tokens
-
-    async def complete(self, request: LLMRequest) -> LLMResponse:
-        """Answer one request (in this thread: the loop's rollouts stay deterministic)."""
-        return self.generate(request)
-
-    def generate(self, request: LLMRequest) -> LLMResponse:
-        """Sample one reply."""
-        import torch
-
-        tok = self.tokenizer
-        prompt = prompt_ids(tok, request.messages, request.tool_mode)
-        opts: dict[str, Any] = {"do_sample": False}
-        if request.temperature:
-            opts = {"do_sample": True, "temperature": request.temperature, "top_k": 0,
-                    "top_p": 1.0}
-        with torch.inference_mode(), torch.random.fork_rng(devices=[]):
-            torch.manual_seed(request.seed or 0)
-            out = self.net.generate(
-                input_ids=torch.tensor([prompt]), attention_mask=torch.ones(1, len(prompt),
-                                                                            dtype=torch.long),
-                max_new_tokens=request.max_tokens or self.max_new_tokens, output_scores=True,
-                return_dict_in_generate=True, eos_token_id=tok.eos_token_id,
-                pad_token_id=tok.pad_token_id, **opts)
-        ids = [int(t) for t in out.sequences[0, len(prompt):].tolist()]
-        scores = torch.log_softmax(torch.stack(out.scores)[:, 0, :].float(), dim=-1)
-        logprobs = tuple(float(scores[i, t]) for i, t in enumerate(ids))
-        ended = bool(ids) and ids[-1] == tok.eos_token_id
-        return LLMResponse(Message("assistant", tok.decode(ids, skip_special_tokens=True)),
-                           Usage(len(prompt), len(ids)), "stop" if ended else "length",
-                           self.name, tuple(ids), logprobs, tuple(prompt))
-
-
-def prompt_ids(tokenizer: Any, messages: Sequence[Message], tool_mode: str) -> list[int]:
-    """The ids of a chat as the model sees it: its chat template, the generation prompt on."""
-    from a4a.runtime.llm.local import chat_messages
-
-    text = tokenizer.apply_chat_template(chat_messages(tuple(messages), tool_mode),
-                                         add_generation_prompt=True, tokenize=False)
-    return list(tokenizer(text, add_special_tokens=False)["input_ids"])
-
-
-class Sampling:
-    """An LLM with the loop's sampling: temperature, token cap and a seed per call.
-
-    The seed of a call is drawn from the rollout's seed, the agent and the conversation's
-    length, so a rollout replays identically whatever order concurrent calls run in.
-    """
-
-    def __init__(self, inner: LLM, temperature: float, max_tokens: int, seed: int) -> None:
-        self.inner, self.temperature, self.max_tokens, self.seed = (inner, temperature,
-                                                                    max_tokens, seed)
-        self.name = inner.name
-        self.structured_tools = bool(getattr(inner, "structured_tools", True))
-
-    async def complete(self, request: LLMRequest) -> LLMResponse:
-        """The inner model's answer to the request with the loop's sampling settings."""
-        seed = _seed(self.seed, request.agent, len(request.messages))
-        return await self.inner.complete(replace(request, temperature=self.temperature,
-                                                 max_tokens=self.max_tokens, seed=seed))
-
-
-def _seed(*parts: Any) -> int:
-    return zlib.crc32(":".join(map(str, parts)).encode()) % 2**31
 
 
 def run_rows(record: dict[str, Any], tokenizer: Any | None) -> list[Rollout]:
@@ -199,7 +121,7 @@ async def collect(envs: Sequence[Env], llm: LLM, *, group_size: int, update: int
     gate = asyncio.Semaphore(concurrency)
 
     async def one(spec: Any, task: dict[str, Any], g: int) -> dict[str, Any]:
-        rollout_seed = _seed(seed, update, task["id"], g)
+        rollout_seed = seed_of(seed, update, task["id"], g)
         options = RunOptions(task_id=task["id"], seed=task["world_seed"], policy="online_rl",
                              clock=FixedClock(), max_steps=max_calls,
                              attempt=update * group_size + g)

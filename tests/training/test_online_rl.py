@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from typer.testing import CliRunner  # noqa: E402
 from a4a import api  # noqa: E402
 from a4a.cli import app  # noqa: E402
 from a4a.runtime.errors import UserError  # noqa: E402
-from a4a.runtime.llm.fakeserver import FakeOpenAIServer, Reply  # noqa: E402
+from a4a.runtime.llm.fakeserver import FakeOpenAIServer  # noqa: E402
 from a4a.runtime.llm.guard import allow_real_models  # noqa: E402
 from a4a.runtime.llm.openai_backend import OpenAIBackend  # noqa: E402
 from a4a.runtime.world.rewards import score  # noqa: E402
@@ -33,6 +32,7 @@ from a4a.training.online_rl import (  # noqa: E402
     score_group,
     train_online,
 )
+from a4a.training.policy_llm import plan_responder  # noqa: E402
 from tests.training.conftest import MODEL_DIR  # noqa: E402
 
 torch.set_num_threads(1)
@@ -74,26 +74,9 @@ def _tasks(framework: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines]
 
 
-def _plan_follower(tasks: list[dict[str, Any]]) -> Any:
-    """A server responder: the task's next gold call, or (by the request's seed) it stops
-    early with the answer facts, so the runs of a group earn different rewards."""
-
-    def reply(body: dict[str, Any]) -> Reply:
-        text = " ".join(str(m.get("content") or "") for m in body["messages"]
-                        if m["role"] == "user")
-        task = next(t for t in tasks if t["query"] in text)
-        done = sum(1 for m in body["messages"] if m["role"] == "tool")
-        if done < len(task["plan"]) and random.Random(body["seed"]).random() < 0.8:
-            step = task["plan"][done]
-            return Reply(tool_calls=((step["tool"], step["args"]),))
-        return Reply("Done. " + "; ".join(task["checker"]["answer"]))
-
-    return reply
-
-
 @pytest.fixture()
 def server(issues: Path) -> Iterator[FakeOpenAIServer]:
-    with allow_real_models(), FakeOpenAIServer(responder=_plan_follower(_tasks(issues))) as s:
+    with allow_real_models(), FakeOpenAIServer(responder=plan_responder(_tasks(issues))) as s:
         yield s
 
 
