@@ -4,6 +4,7 @@ the loopback fake server as an OpenAI-compatible policy server, the checker as t
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,6 +37,7 @@ from a4a.training.policy_llm import plan_responder  # noqa: E402
 from tests.training.conftest import MODEL_DIR  # noqa: E402
 
 torch.set_num_threads(1)
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "online_rl.py"
 
 
 @pytest.fixture(scope="module")
@@ -48,20 +50,15 @@ def issues(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _tiny(folder: Path, vocab: int | None = None) -> Path:
-    """A tiny random Llama with the embedded model's tokenizer; `vocab` widens its embedding
-    (the fake server's token ids run to 100 000)."""
+    """The bench's tiny random Llama with the embedded model's tokenizer; `vocab` widens its
+    embedding (the fake server's token ids run to 100 000)."""
     if not (MODEL_DIR / "tokenizer.json").is_file():
         pytest.skip("the embedded model is not cached (make model)")
-    tok = transformers.AutoTokenizer.from_pretrained(str(MODEL_DIR))
-    torch.manual_seed(0)
-    config = transformers.LlamaConfig(
-        vocab_size=vocab or len(tok), hidden_size=16, intermediate_size=32,
-        num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=2,
-        max_position_embeddings=4096, pad_token_id=tok.pad_token_id,
-        eos_token_id=tok.eos_token_id, bos_token_id=tok.bos_token_id)
-    transformers.LlamaForCausalLM(config).save_pretrained(str(folder))
-    tok.save_pretrained(str(folder))
-    return folder
+    spec = importlib.util.spec_from_file_location("online_rl_bench", BENCH)
+    assert spec and spec.loader
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return Path(bench.tiny_model(folder, vocab))
 
 
 @pytest.fixture(scope="module")
