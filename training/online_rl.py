@@ -34,12 +34,21 @@ Sync = Callable[[Any, int], None]  # after each update: (trained net, update num
 
 @dataclass(frozen=True)
 class Server:
-    """An OpenAI-compatible server that serves the policy and returns token ids and logprobs."""
+    """An OpenAI-compatible server that serves the policy and returns token ids and logprobs.
+
+    With `lora_name`, each update's adapter is saved and loaded into the server as
+    `{lora_name}-{update}` (vLLM's runtime LoRA endpoints, `/load_lora_adapter` and
+    `/unload_lora_adapter` under `admin_url`, default `base_url`; the server runs with
+    `--enable-lora` and VLLM_ALLOW_RUNTIME_LORA_UPDATING=True and must read the saved folder),
+    and the next rollouts sample from it: the server samples the policy being trained.
+    """
 
     base_url: str
     model: str
     extra_body: dict[str, Any] | None = None  # vLLM: {"return_token_ids": true}
     max_concurrency: int = 16
+    lora_name: str | None = None
+    admin_url: str | None = None
 
 
 def run_rows(record: dict[str, Any], tokenizer: Any | None) -> list[Rollout]:
@@ -209,10 +218,10 @@ def train_online(model: Any, frameworks: Sequence[str | Path], *, tokenizer: Any
     debug.unlink(missing_ok=True)
     opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad],
                             lr=float(learning_rate), weight_decay=0.0)
-    llm = _sampler(server, net, tokenizer, max_new_tokens)
     history: list[dict[str, Any]] = []
     for update in range(updates):
         start = time.perf_counter()
+        llm = _sampler(server, net, tokenizer, max_new_tokens, update)
         net.eval()
         runs = asyncio.run(collect(envs, llm, group_size=group_size, update=update,
                                    temperature=temperature, max_new_tokens=max_new_tokens,
@@ -224,6 +233,8 @@ def train_online(model: Any, frameworks: Sequence[str | Path], *, tokenizer: Any
                         "mean_reward": round(sum(rewards) / len(rewards), 6),
                         **_update(net, opt, groups, update, clip, temperature, debug)})
         history[-1]["seconds"] = round(time.perf_counter() - start, 3)
+        if server is not None and server.lora_name:
+            load_adapter(server, net, out / "adapters", update)
         if sync is not None:
             sync(net, update)
     return _report(net, history, out, debug)
@@ -251,14 +262,45 @@ def _policy(path: Any, tokenizer: Any, r: int, alpha: int, dropout: float,
         return peft.get_peft_model(net, lora), tokenizer
 
 
-def _sampler(server: Server | None, net: Any, tokenizer: Any, max_new_tokens: int) -> LLM:
+def _sampler(server: Server | None, net: Any, tokenizer: Any, max_new_tokens: int,
+             update: int) -> LLM:
+    """The policy for this update's rollouts: in-process, or the server's latest adapter."""
     if server is None:
         return PolicyLLM(net, tokenizer, max_new_tokens)
     from a4a.runtime.llm.openai_backend import OpenAIBackend
 
-    return OpenAIBackend(server.model, base_url=server.base_url, api_key="EMPTY",
+    model = f"{server.lora_name}-{update - 1}" if server.lora_name and update else server.model
+    return OpenAIBackend(model, base_url=server.base_url, api_key="EMPTY",
                          capture_tokens=True, extra_body=server.extra_body,
                          max_concurrency=server.max_concurrency)
+
+
+def load_adapter(server: Server, net: Any, folder: Path, update: int) -> None:
+    """Save the adapter of `update` and load it into the server; unload the one before.
+
+    Raises:
+        UserError: `rl.adapter_sync` when the server refuses or cannot be reached.
+    """
+    import urllib.error
+    import urllib.request
+
+    path = folder / f"update-{update}"
+    net.save_pretrained(str(path))
+    calls = [("load_lora_adapter", {"lora_name": f"{server.lora_name}-{update}",
+                                    "lora_path": str(path.resolve())})]
+    if update:
+        calls.append(("unload_lora_adapter", {"lora_name": f"{server.lora_name}-{update - 1}"}))
+    root = (server.admin_url or server.base_url).rstrip("/")
+    for route, body in calls:
+        request = urllib.request.Request(f"{root}/{route}", json.dumps(body).encode(),
+                                         {"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=60) as resp:
+                resp.read()
+        except (urllib.error.URLError, OSError) as err:
+            raise UserError("rl.adapter_sync", f"{root}/{route}: {err}", "Start vLLM with "
+                            "--enable-lora and VLLM_ALLOW_RUNTIME_LORA_UPDATING=True, on a "
+                            "machine that reads the adapter folder.", route=route) from err
 
 
 def _update(net: Any, opt: Any, groups: list[list[Rollout]], update: int, clip: float,
@@ -290,6 +332,7 @@ def _report(net: Any, history: list[dict[str, Any]], out: Path, debug: Path) -> 
 
 ONLINE_KEYS = {"enabled", "reward_name", "reward_kwargs", "frameworks", "tasks", "max_calls",
                "server", "clip"}
+SERVER_KEYS = {"base_url", "model", "extra_body", "max_concurrency", "lora_name", "admin_url"}
 
 
 def is_online(dataset: Any, online_rl: dict[str, Any] | None) -> bool:
@@ -329,9 +372,9 @@ def align_online(model: Any, dataset: Any, online_rl: dict[str, Any], *,
                         "use beta 0 and method lora")
     server = cfg.get("server")
     if server is not None and (not isinstance(server, dict) or not {"base_url", "model"} <= set(
-            server) or not set(server) <= {"base_url", "model", "extra_body", "max_concurrency"}):
-        problems.append("server: a mapping of base_url, model (and extra_body, "
-                        "max_concurrency)")
+            server) or not set(server) <= SERVER_KEYS):
+        optional = ", ".join(sorted(SERVER_KEYS - {"base_url", "model"}))
+        problems.append(f"server: a mapping of base_url, model (and {optional})")
     if problems:
         raise UserError("rl.config", "; ".join(problems), "See a4a.training.online_rl for the "
                         "online_rl section.", issues=problems)

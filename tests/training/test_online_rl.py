@@ -4,11 +4,13 @@ the loopback fake server as an OpenAI-compatible policy server, the checker as t
 from __future__ import annotations
 
 import asyncio
+import http.server
 import importlib.util
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -110,6 +112,48 @@ def test_server_rollouts_record_tokens_and_rewards_and_train_lora(
     adapter = load_file(str(Path(report["checkpoint"]) / "adapter_model.safetensors"))
     lora_b = [t for k, t in adapter.items() if "lora_B" in k]
     assert lora_b and any(bool(t.abs().sum() > 0) for t in lora_b)  # B starts at zero
+
+
+class _Admin(http.server.BaseHTTPRequestHandler):
+    """vLLM's runtime LoRA endpoints, recording what they are asked."""
+
+    seen: ClassVar[list[tuple[str, dict[str, Any]]]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.seen.append((self.path, body))
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_server_samples_the_adapter_of_the_last_update(issues: Path, server: FakeOpenAIServer,
+                                                       tmp_path: Path) -> None:
+    admin = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Admin)
+    threading.Thread(target=admin.serve_forever, daemon=True).start()
+    try:
+        wide = _tiny(tmp_path / "wide", vocab=100_000)
+        where = Server(server.base_url, "base", lora_name="pol",
+                       admin_url=f"http://127.0.0.1:{admin.server_port}/v1")
+        train_online(wide, [issues], server=where, updates=2, group_size=2, tasks=1,
+                     max_calls=3, output_dir=tmp_path / "out")
+    finally:
+        admin.shutdown()
+        admin.server_close()
+    adapters = tmp_path / "out" / "adapters"
+    assert _Admin.seen == [
+        ("/v1/load_lora_adapter", {"lora_name": "pol-0",
+                                   "lora_path": str((adapters / "update-0").resolve())}),
+        ("/v1/load_lora_adapter", {"lora_name": "pol-1",
+                                   "lora_path": str((adapters / "update-1").resolve())}),
+        ("/v1/unload_lora_adapter", {"lora_name": "pol-0"})]
+    assert (adapters / "update-1" / "adapter_config.json").is_file()
+    models = [b["model"] for b in server.stats.bodies]
+    first = sum(1 for m in models if m == "base")
+    assert first and models == ["base"] * first + ["pol-0"] * (len(models) - first)
+    assert len(models) > first
 
 
 def test_rewards_are_the_checkers(issues: Path, server: FakeOpenAIServer, tiny: Path) -> None:
