@@ -201,8 +201,13 @@ def train_online(model: Any, frameworks: Sequence[str | Path], *, tokenizer: Any
 
     Raises:
         UserError: a model that is not local, a directory that is not a framework, a
-            framework without tasks, model calls without token ids (`rl.no_tokens`).
+            framework without tasks, model calls without token ids (`rl.no_tokens`),
+            `rl.config` for a temperature that does not sample or fewer than 2 runs a group.
     """
+    if temperature <= 0 or group_size < 2:
+        raise UserError("rl.config", f"temperature {temperature} and group size {group_size}: "
+                        "group-relative advantages need sampled runs, at least two a task",
+                        "Use a temperature above 0 and num_generations of 2 or more.")
     import torch
 
     from a4a.training.loop import resolve_model
@@ -381,6 +386,10 @@ def align_online(model: Any, dataset: Any, online_rl: dict[str, Any], *,
     frameworks = cfg.get("frameworks") or [dataset]
     return train_online(model, frameworks, server=Server(**server) if server else None,
                         updates=int(max_steps or num_epochs), group_size=num_generations,
-                        tasks=int(cfg.get("tasks", 4)), max_calls=cfg.get("max_calls", 4),
+                        tasks=int(cfg.get("tasks", 4)), max_calls=_opt_int(cfg.get("max_calls", 4)),
                         clip=float(cfg.get("clip", 0.2)), weights=reward_kwargs.get("weights"),
                         **kwargs)
+
+
+def _opt_int(value: Any) -> int | None:
+    return None if value is None else int(value)

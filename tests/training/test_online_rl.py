@@ -246,3 +246,17 @@ def test_cli_align_yaml_with_frameworks_runs_online_rl(issues: Path, tiny: Path,
     err = json.loads(bad.stdout)["error"]
     assert bad.exit_code != 0 and err["code"] == "rl.config" and "expected_tools" in \
         err["message"]
+
+
+def test_settings_that_cannot_train_are_refused(issues: Path) -> None:
+    from a4a.training.online_rl import align_online
+
+    for kwargs in ({"temperature": 0.0}, {"group_size": 1}):
+        with pytest.raises(UserError) as err:
+            train_online("no-such-model", [issues], **kwargs)
+        assert err.value.code == "rl.config"
+    with pytest.raises(UserError) as err:
+        align_online("m", None, {"frameworks": [str(issues)], "server": {"base_url": "x"},
+                                 "reward_name": "efficiency", "epochs": 2},
+                     max_steps=1, num_epochs=1, num_generations=2, beta=0.1, full=False)
+    assert err.value.code == "rl.config" and len(err.value.data["issues"]) == 4
