@@ -61,6 +61,7 @@ def main() -> None:
     figures = {"model": args.model, "server": args.server, "steps": report["steps"],
                "rollouts": report["rollouts"], "rewards": report["rewards"],
                "rows": [h["rows"] for h in report["history"]],
+               "calls": [h["calls"] for h in report["history"]],
                "seconds": report["seconds"],
                "median_seconds_per_update": statistics.median(report["seconds"])}
     print(json.dumps(figures) if args.json else "\n".join(f"{k}: {v}"

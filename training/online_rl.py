@@ -317,7 +317,9 @@ def _update(net: Any, opt: Any, groups: list[list[Rollout]], update: int, clip: 
         "loss": 0.0, "tokens": 0.0}
     net.eval()
     dump(debug, groups, update, keep)
-    return {"rows": sum(map(len, groups)), "loss": round(stats["loss"], 6),
+    return {"rows": sum(map(len, groups)), "calls": sum(len(r.tags["calls"]) for g in groups
+                                                        for r in g),
+            "loss": round(stats["loss"], 6),
             "tokens": int(stats["tokens"])}
 
 

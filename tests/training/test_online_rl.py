@@ -107,6 +107,12 @@ def test_server_rollouts_record_tokens_and_rewards_and_train_lora(
         per_run = {(r["tags"]["task"], r["tags"]["rollout"]): r["reward"]
                    for r in rows if r["step"] == step}
         assert mean == round(sum(per_run.values()) / len(per_run), 6)
+    for key in {(r["step"], r["tags"]["task"]) for r in rows}:  # group-relative per task
+        group = {r["tags"]["rollout"]: (r["reward"], r["advantage"]) for r in rows
+                 if (r["step"], r["tags"]["task"]) == key}
+        assert len(group) == 3 and abs(sum(a for _, a in group.values())) < 1e-4
+        centre = sum(x for x, _ in group.values()) / 3
+        assert all((a > 0) == (x > centre) for x, a in group.values() if abs(x - centre) > 1e-9)
     from safetensors.torch import load_file
 
     adapter = load_file(str(Path(report["checkpoint"]) / "adapter_model.safetensors"))
