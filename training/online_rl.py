@@ -19,7 +19,8 @@ import asyncio
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from contextlib import ExitStack
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -119,28 +120,51 @@ def score_group(task: dict[str, Any], records: Sequence[dict[str, Any]], tokeniz
     return rewards, out
 
 
-async def collect(envs: Sequence[Env], llm: LLM, *, group_size: int, update: int,
-                  temperature: float, max_new_tokens: int, max_calls: int | None, seed: int,
-                  concurrency: int = 8) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
-    """Run each task `group_size` times through the runtime; (task, run records) per task."""
+@dataclass(frozen=True)
+class Plan:
+    """How one update's rollouts are sampled."""
+
+    update: int
+    group_size: int
+    temperature: float
+    max_new_tokens: int
+    max_calls: int | None
+    seed: int
+
+
+async def rollout(spec: Any, task: dict[str, Any], g: int, llm: LLM, plan: Plan
+                  ) -> dict[str, Any]:
+    """Run `g` of a task's group through the runtime, sampled as `plan` says; its record."""
     from a4a.runtime.engine.run import RunOptions, run_framework
     from a4a.runtime.engine.trace import FixedClock
     from a4a.training.evaluate import as_dict
 
+    options = RunOptions(task_id=task["id"], seed=task["world_seed"], policy="online_rl",
+                         clock=FixedClock(), max_steps=plan.max_calls,
+                         attempt=plan.update * plan.group_size + g)
+    model = Sampling(llm, plan.temperature, plan.max_new_tokens,
+                     seed_of(plan.seed, plan.update, task["id"], g))
+    return as_dict(await run_framework(spec, task["query"], model, options))
+
+
+async def collect(envs: Sequence[Env], llm: LLM, plan: Plan, concurrency: int = 8
+                  ) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Run each task `group_size` times through the runtime; (task, run records) per task."""
     gate = asyncio.Semaphore(concurrency)
 
     async def one(spec: Any, task: dict[str, Any], g: int) -> dict[str, Any]:
-        rollout_seed = seed_of(seed, update, task["id"], g)
-        options = RunOptions(task_id=task["id"], seed=task["world_seed"], policy="online_rl",
-                             clock=FixedClock(), max_steps=max_calls,
-                             attempt=update * group_size + g)
-        model = Sampling(llm, temperature, max_new_tokens, rollout_seed)
         async with gate:
-            return as_dict(await run_framework(spec, task["query"], model, options))
+            return await rollout(spec, task, g, llm, plan)
 
     pairs = [(spec, task) for spec, tasks in envs for task in tasks]
     runs = await asyncio.gather(*(one(spec, task, g) for spec, task in pairs
-                                  for g in range(group_size)))
+                                  for g in range(plan.group_size)))
+    return by_task(pairs, runs, plan.group_size)
+
+
+def by_task(pairs: Sequence[tuple[Any, dict[str, Any]]], runs: Sequence[dict[str, Any]],
+            group_size: int) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Runs listed task by task (`group_size` each) as (task, its runs)."""
     return [(task, list(runs[i * group_size:(i + 1) * group_size]))
             for i, (_, task) in enumerate(pairs)]
 
@@ -170,7 +194,8 @@ def train_online(model: Any, frameworks: Sequence[str | Path], *, tokenizer: Any
                  seed: int = 0, lora_r: int = 8, lora_alpha: int = 16,
                  lora_dropout: float = 0.0, target_modules: list[str] | None = None,
                  weights: dict[str, float] | None = None, output_dir: str | Path =
-                 "runs/online_rl", sync: Sync | None = None) -> dict[str, Any]:
+                 "runs/online_rl", sync: Sync | None = None, on_ray: bool = False
+                 ) -> dict[str, Any]:
     """Online GRPO on the frameworks' tasks (see the module docstring); the run's report.
 
     Args:
@@ -194,6 +219,8 @@ def train_online(model: Any, frameworks: Sequence[str | Path], *, tokenizer: Any
         weights: The checker's composite weights (state, answer, process).
         output_dir: Where `debug.jsonl`, the adapter (`final/`) and the report go.
         sync: Called after each update with the net, e.g. to load the adapter into the server.
+        on_ray: Run the server rollouts as Ray tasks (the cluster `ray.init` finds, else a
+            local one); the in-process policy cannot leave this process.
 
     Returns:
         steps, rollouts, rewards (mean checker reward per update), first_reward,
@@ -204,6 +231,9 @@ def train_online(model: Any, frameworks: Sequence[str | Path], *, tokenizer: Any
             framework without tasks, model calls without token ids (`rl.no_tokens`),
             `rl.config` for a temperature that does not sample or fewer than 2 runs a group.
     """
+    if on_ray and server is None:
+        raise UserError("rl.config", "Ray rollouts need a server: the in-process policy stays "
+                        "in this process", "Pass server=Server(base_url, model), or drop on_ray.")
     if temperature <= 0 or group_size < 2:
         raise UserError("rl.config", f"temperature {temperature} and group size {group_size}: "
                         "group-relative advantages need sampled runs, at least two a task",
@@ -224,24 +254,22 @@ def train_online(model: Any, frameworks: Sequence[str | Path], *, tokenizer: Any
     opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad],
                             lr=float(learning_rate), weight_decay=0.0)
     history: list[dict[str, Any]] = []
-    for update in range(updates):
-        start = time.perf_counter()
-        llm = _sampler(server, net, tokenizer, max_new_tokens, update)
-        net.eval()
-        runs = asyncio.run(collect(envs, llm, group_size=group_size, update=update,
-                                   temperature=temperature, max_new_tokens=max_new_tokens,
-                                   max_calls=max_calls, seed=seed))
-        scored = [score_group(task, records, tokenizer, weights) for task, records in runs]
-        rewards = [x for run_rewards, _ in scored for x in run_rewards]
-        groups = [rows for _, rows in scored if rows]
-        history.append({"update": update, "runs": len(rewards),
-                        "mean_reward": round(sum(rewards) / len(rewards), 6),
-                        **_update(net, opt, groups, update, clip, temperature, debug)})
-        history[-1]["seconds"] = round(time.perf_counter() - start, 3)
-        if server is not None and server.lora_name:
-            load_adapter(server, net, out / "adapters", update)
-        if sync is not None:
-            sync(net, update)
+    with ExitStack() as stack:
+        if on_ray:
+            from a4a.training.rl_ray import ray_session
+
+            stack.enter_context(ray_session())
+        for update in range(updates):
+            start = time.perf_counter()
+            plan = Plan(update, group_size, temperature, max_new_tokens, max_calls, seed)
+            runs = _rollouts(envs, plan, server, net, tokenizer, on_ray)
+            scored = [score_group(task, records, tokenizer, weights) for task, records in runs]
+            history.append(_update(net, opt, scored, update, clip, temperature, debug))
+            history[-1]["seconds"] = round(time.perf_counter() - start, 3)
+            if server is not None and server.lora_name:
+                load_adapter(server, net, out / "adapters", update)
+            if sync is not None:
+                sync(net, update)
     return _report(net, history, out, debug)
 
 
@@ -267,15 +295,32 @@ def _policy(path: Any, tokenizer: Any, r: int, alpha: int, dropout: float,
         return peft.get_peft_model(net, lora), tokenizer
 
 
-def _sampler(server: Server | None, net: Any, tokenizer: Any, max_new_tokens: int,
-             update: int) -> LLM:
-    """The policy for this update's rollouts: in-process, or the server's latest adapter."""
+def _rollouts(envs: Sequence[Env], plan: Plan, server: Server | None, net: Any,
+              tokenizer: Any, on_ray: bool) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """This update's runs: in-process, or from the server's latest adapter (on Ray or here)."""
     if server is None:
-        return PolicyLLM(net, tokenizer, max_new_tokens)
+        return asyncio.run(collect(envs, PolicyLLM(net.eval(), tokenizer, plan.max_new_tokens),
+                                   plan))
+    served = _served(server, plan.update)
+    if on_ray:
+        from a4a.training.rl_ray import collect_on_ray
+
+        return collect_on_ray(envs, served, plan)
+    return asyncio.run(collect(envs, backend(served), plan))
+
+
+def _served(server: Server, update: int) -> Server:
+    """The server as this update samples it: the adapter of the update before, once loaded."""
+    if not server.lora_name or not update:
+        return server
+    return replace(server, model=f"{server.lora_name}-{update - 1}")
+
+
+def backend(server: Server) -> LLM:
+    """The runtime's OpenAI backend for the server, asking for token ids and logprobs."""
     from a4a.runtime.llm.openai_backend import OpenAIBackend
 
-    model = f"{server.lora_name}-{update - 1}" if server.lora_name and update else server.model
-    return OpenAIBackend(model, base_url=server.base_url, api_key="EMPTY",
+    return OpenAIBackend(server.model, base_url=server.base_url, api_key="EMPTY",
                          capture_tokens=True, extra_body=server.extra_body,
                          max_concurrency=server.max_concurrency)
 
@@ -308,19 +353,22 @@ def load_adapter(server: Server, net: Any, folder: Path, update: int) -> None:
                             "machine that reads the adapter folder.", route=route) from err
 
 
-def _update(net: Any, opt: Any, groups: list[list[Rollout]], update: int, clip: float,
-            temperature: float, debug: Path) -> dict[str, Any]:
-    """One step on the rows of every run, and the dump; the step's figures."""
+def _update(net: Any, opt: Any, scored: list[tuple[list[float], list[Rollout]]],
+            update: int, clip: float, temperature: float, debug: Path) -> dict[str, Any]:
+    """One step on the rows of every run, and the dump; the update's figures."""
+    rewards = [x for run_rewards, _ in scored for x in run_rewards]
+    groups = [rows for _, rows in scored if rows]
     keep: list[list[float]] = []
     net.train()
     stats = train_step(net, opt, groups, clip, temperature, keep) if groups else {
         "loss": 0.0, "tokens": 0.0}
     net.eval()
     dump(debug, groups, update, keep)
-    return {"rows": sum(map(len, groups)), "calls": sum(len(r.tags["calls"]) for g in groups
-                                                        for r in g),
-            "loss": round(stats["loss"], 6),
-            "tokens": int(stats["tokens"])}
+    return {"update": update, "runs": len(rewards),
+            "mean_reward": round(sum(rewards) / len(rewards), 6),
+            "rows": sum(map(len, groups)),
+            "calls": sum(len(r.tags["calls"]) for g in groups for r in g),
+            "loss": round(stats["loss"], 6), "tokens": int(stats["tokens"])}
 
 
 def _report(net: Any, history: list[dict[str, Any]], out: Path, debug: Path) -> dict[str, Any]:
@@ -335,63 +383,3 @@ def _report(net: Any, history: list[dict[str, Any]], out: Path, debug: Path) -> 
               "checkpoint": str(final), "dump": str(debug), "output_dir": str(out)}
     (out / "online_rl_report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
     return report
-
-
-ONLINE_KEYS = {"enabled", "reward_name", "reward_kwargs", "frameworks", "tasks", "max_calls",
-               "server", "clip"}
-SERVER_KEYS = {"base_url", "model", "extra_body", "max_concurrency", "lora_name", "admin_url"}
-
-
-def is_online(dataset: Any, online_rl: dict[str, Any] | None) -> bool:
-    """Whether an align call means multi-turn online RL: environments to run, not samples."""
-    cfg = online_rl or {}
-    if cfg.get("enabled") is False:
-        return False
-    return bool(cfg.get("frameworks")) or (isinstance(dataset, str | Path) and
-                                           (Path(dataset) / "framework.yaml").is_file())
-
-
-def align_online(model: Any, dataset: Any, online_rl: dict[str, Any], *,
-                 max_steps: int | None, num_epochs: int, num_generations: int,
-                 beta: float, full: bool, **kwargs: Any) -> dict[str, Any]:
-    """`align` for environments: the seed's `online_rl` section mapped onto `train_online`.
-
-    `online_rl.frameworks` (or a framework directory as the dataset) names the environments;
-    `tasks`, `max_calls`, `clip` and `server: {base_url, model, extra_body}` tune the loop;
-    updates are `max_steps` (else `num_epochs`), the group is `num_generations`.
-    `reward_name: agent_composite` is the checker's composite; `reward_kwargs.weights` its
-    weights (state, answer, process).
-
-    Raises:
-        UserError: `rl.config` for an unknown key, a reward other than the checker's, a
-            KL weight (no reference model is kept) or full fine-tuning.
-    """
-    cfg = dict(online_rl)
-    problems = [f"unknown online_rl key {k!r}" for k in cfg if k not in ONLINE_KEYS]
-    if cfg.get("reward_name") not in (None, "agent_composite"):
-        problems.append(f"reward_name {cfg['reward_name']!r}: multi-turn runs are scored by "
-                        "the environment's checker (agent_composite)")
-    reward_kwargs = dict(cfg.get("reward_kwargs") or {})
-    problems += [f"reward_kwargs {k!r}: the checker takes only weights (state, answer, "
-                 "process)" for k in reward_kwargs if k != "weights"]
-    if beta or full:
-        problems.append("online RL trains a LoRA adapter without a reference model: "
-                        "use beta 0 and method lora")
-    server = cfg.get("server")
-    if server is not None and (not isinstance(server, dict) or not {"base_url", "model"} <= set(
-            server) or not set(server) <= SERVER_KEYS):
-        optional = ", ".join(sorted(SERVER_KEYS - {"base_url", "model"}))
-        problems.append(f"server: a mapping of base_url, model (and {optional})")
-    if problems:
-        raise UserError("rl.config", "; ".join(problems), "See a4a.training.online_rl for the "
-                        "online_rl section.", issues=problems)
-    frameworks = cfg.get("frameworks") or [dataset]
-    return train_online(model, frameworks, server=Server(**server) if server else None,
-                        updates=int(max_steps or num_epochs), group_size=num_generations,
-                        tasks=int(cfg.get("tasks", 4)), max_calls=_opt_int(cfg.get("max_calls", 4)),
-                        clip=float(cfg.get("clip", 0.2)), weights=reward_kwargs.get("weights"),
-                        **kwargs)
-
-
-def _opt_int(value: Any) -> int | None:
-    return None if value is None else int(value)

@@ -28,6 +28,7 @@ from a4a.runtime.llm.guard import allow_real_models  # noqa: E402
 from a4a.runtime.llm.openai_backend import OpenAIBackend  # noqa: E402
 from a4a.runtime.world.rewards import score  # noqa: E402
 from a4a.training.online_rl import (  # noqa: E402
+    Plan,
     Server,
     collect,
     environments,
@@ -166,8 +167,8 @@ def test_rewards_are_the_checkers(issues: Path, server: FakeOpenAIServer, tiny: 
     """The reward of a run is its task checker's composite, recomputed from the records."""
     llm = OpenAIBackend("fake-model", base_url=server.base_url, api_key="EMPTY",
                         capture_tokens=True)
-    runs = asyncio.run(collect(environments([issues], 2), llm, group_size=2, update=0,
-                               temperature=1.0, max_new_tokens=16, max_calls=8, seed=3))
+    plan = Plan(update=0, group_size=2, temperature=1.0, max_new_tokens=16, max_calls=8, seed=3)
+    runs = asyncio.run(collect(environments([issues], 2), llm, plan))
     tokenizer = transformers.AutoTokenizer.from_pretrained(str(tiny))
     assert [len(records) for _, records in runs] == [2, 2]
     for task, records in runs:
@@ -255,7 +256,7 @@ def test_cli_align_yaml_with_frameworks_runs_online_rl(issues: Path, tiny: Path,
 
 
 def test_settings_that_cannot_train_are_refused(issues: Path) -> None:
-    from a4a.training.online_rl import align_online
+    from a4a.training.grpo import align_online
 
     for kwargs in ({"temperature": 0.0}, {"group_size": 1}):
         with pytest.raises(UserError) as err:
@@ -266,3 +267,23 @@ def test_settings_that_cannot_train_are_refused(issues: Path) -> None:
                                  "reward_name": "efficiency", "epochs": 2},
                      max_steps=1, num_epochs=1, num_generations=2, beta=0.1, full=False)
     assert err.value.code == "rl.config" and len(err.value.data["issues"]) == 4
+
+
+@pytest.mark.slow  # starting a local Ray instance and its workers takes about 10 s
+def test_ray_rollouts_match_the_local_ones(issues: Path, server: FakeOpenAIServer,
+                                           tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                           ) -> None:
+    import ray  # the extra must be installed: a missing ray fails this test, never skips it
+
+    monkeypatch.setenv("A4A_ALLOW_LOOPBACK_LLM", "1")  # Ray's workers inherit the opt-in
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    wide = _tiny(tmp_path / "wide", vocab=100_000)
+    where = Server(server.base_url, "fake-model")
+    dumps = [_rows(train_online(wide, [issues], server=where, updates=1, group_size=2,
+                                tasks=2, max_calls=6, on_ray=on_ray,
+                                output_dir=tmp_path / str(on_ray)))
+             for on_ray in (False, True)]
+    assert not ray.is_initialized()  # the loop stopped the instance it started
+    local, remote = ([{k: r[k] for k in ("completion_ids", "old_logprobs", "reward", "tags")}
+                      for r in rows] for rows in dumps)
+    assert remote == local and len(local) >= 4
