@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from a4a.runtime.errors import LLMError
 from a4a.runtime.llm.base import LLM, LLMRequest, LLMResponse, Message, Usage
 
 
@@ -38,11 +39,23 @@ class PolicyLLM:
         return self.generate(request)
 
     def generate(self, request: LLMRequest) -> LLMResponse:
-        """Sample one reply."""
+        """Sample one reply.
+
+        Raises:
+            LLMError: `llm.context_overflow` (not retryable) when the prompt and the new
+                tokens do not fit the model's positions; the run ends with an LLM error.
+        """
         import torch
 
         tok = self.tokenizer
         prompt = prompt_ids(tok, request.messages, request.tool_mode)
+        budget = request.max_tokens or self.max_new_tokens
+        limit = getattr(getattr(self.net, "config", None), "max_position_embeddings", None)
+        if isinstance(limit, int) and len(prompt) + budget > limit:
+            raise LLMError("llm.context_overflow", f"a prompt of {len(prompt)} tokens and "
+                           f"{budget} new ones exceed the model's {limit} positions",
+                           "Lower max_calls or max_new_tokens, or train a longer-context "
+                           "model.", retryable=False, prompt_tokens=len(prompt))
         opts: dict[str, Any] = {"do_sample": False}
         if request.temperature:
             opts = {"do_sample": True, "temperature": request.temperature, "top_k": 0,
@@ -52,7 +65,7 @@ class PolicyLLM:
             out = self.net.generate(
                 input_ids=torch.tensor([prompt]), attention_mask=torch.ones(1, len(prompt),
                                                                             dtype=torch.long),
-                max_new_tokens=request.max_tokens or self.max_new_tokens, output_scores=True,
+                max_new_tokens=budget, output_scores=True,
                 return_dict_in_generate=True, eos_token_id=tok.eos_token_id,
                 pad_token_id=tok.pad_token_id, **opts)
         ids = [int(t) for t in out.sequences[0, len(prompt):].tolist()]

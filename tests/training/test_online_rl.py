@@ -287,3 +287,14 @@ def test_ray_rollouts_match_the_local_ones(issues: Path, server: FakeOpenAIServe
     local, remote = ([{k: r[k] for k in ("completion_ids", "old_logprobs", "reward", "tags")}
                       for r in rows] for rows in dumps)
     assert remote == local and len(local) >= 4
+
+
+def test_a_prompt_past_the_model_s_context_ends_the_run_not_the_loop(
+        issues: Path, tmp_path: Path) -> None:
+    short = _tiny(tmp_path / "short")
+    config = json.loads((short / "config.json").read_text())
+    (short / "config.json").write_text(json.dumps({**config, "max_position_embeddings": 64}))
+    report = train_online(short, [issues], updates=1, group_size=2, tasks=1,
+                          output_dir=tmp_path / "out")
+    assert report["rollouts"] == 2 and report["history"][0]["rows"] == 0
+    assert report["rewards"] == [0.0] and Path(report["dump"]).read_text() == ""
