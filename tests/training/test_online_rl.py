@@ -20,6 +20,7 @@ pytest.importorskip("peft")
 
 from typer.testing import CliRunner  # noqa: E402
 
+import a4a.training  # noqa: E402
 from a4a import api  # noqa: E402
 from a4a.cli import app  # noqa: E402
 from a4a.runtime.errors import UserError  # noqa: E402
@@ -247,6 +248,11 @@ def test_cli_align_yaml_with_frameworks_runs_online_rl(issues: Path, tiny: Path,
     assert out["steps"] == 1 and out["rollouts"] == 2 and len(out["rewards"]) == 1
     assert Path(out["checkpoint"], "adapter_config.json").is_file()
     assert Path(out["dump"]).is_file() and Path(out["dump"]).parent == tmp_path / "runs/align"
+    # The Python API: a framework directory as the dataset means the same loop.
+    api_out = a4a.training.align(str(tiny), str(issues), online_rl={"enabled": True},
+                                 max_steps=1, num_generations=2, max_new_tokens=4,
+                                 output_dir=tmp_path / "api")
+    assert api_out["steps"] == 1 and api_out["rollouts"] == 2 * 2  # both tasks, groups of 2
     config.write_text(ALIGN.format(model=tiny, framework=issues,
                                    kwargs="{expected_tools: [search]}"))
     bad = CliRunner().invoke(app, ["train", "--config", str(config), "--json"])
