@@ -89,6 +89,23 @@ def sample_group(net: Any, prompt_ids: list[int], n: int, max_new_tokens: int,
             for i in range(n)]
 
 
+def _term(net: Any, r: Rollout, adv: float, clip: float, temperature: float
+          ) -> tuple[Any, Any, int]:
+    """(summed clipped surrogate over the trained tokens, new logprobs, trained tokens)."""
+    import torch
+
+    new = token_logprobs(net, [r], temperature)[0]
+    mask = torch.tensor(r.mask or [1] * len(r.completion_ids), dtype=torch.float)
+    old = torch.tensor(r.old_logprobs or new.detach().tolist())
+    ratio = torch.exp(new - old)
+    surrogate = torch.minimum(ratio * adv, torch.clamp(ratio, 1 - clip, 1 + clip) * adv)
+    return (surrogate * mask).sum(), new, int(mask.sum())
+
+
+def _kept(new: Any) -> list[float]:
+    return [round(float(x), 6) for x in new.detach()]
+
+
 def grpo_loss(net: Any, groups: Sequence[Sequence[Rollout]], clip: float = 0.2,
               temperature: float = 1.0, keep: list[list[float]] | None = None
               ) -> tuple[Any, dict[str, float]]:
@@ -100,16 +117,12 @@ def grpo_loss(net: Any, groups: Sequence[Sequence[Rollout]], clip: float = 0.2,
 
     terms, tokens, rewards = [], 0, []
     for group in groups:
-        news = token_logprobs(net, group, temperature)
-        for r, adv, new in zip(group, advantages(group), news, strict=True):
+        for r, adv in zip(group, advantages(group), strict=True):
+            term, new, n = _term(net, r, adv, clip, temperature)
             if keep is not None:
-                keep.append([round(float(x), 6) for x in new.detach()])
-            mask = torch.tensor(r.mask or [1] * len(r.completion_ids), dtype=torch.float)
-            old = torch.tensor(r.old_logprobs or new.detach().tolist())
-            ratio = torch.exp(new - old)
-            surrogate = torch.minimum(ratio * adv, torch.clamp(ratio, 1 - clip, 1 + clip) * adv)
-            terms.append((surrogate * mask).sum())
-            tokens += int(mask.sum())
+                keep.append(_kept(new))
+            terms.append(term)
+            tokens += n
             rewards.append(r.reward)
     loss = -torch.stack(terms).sum() / max(1, tokens)
     return loss, {"loss": float(loss.detach()), "mean_reward": sum(rewards) / len(rewards),
@@ -119,12 +132,25 @@ def grpo_loss(net: Any, groups: Sequence[Sequence[Rollout]], clip: float = 0.2,
 def train_step(net: Any, opt: Any, groups: Sequence[Sequence[Rollout]],
                clip: float = 0.2, temperature: float = 1.0,
                keep: list[list[float]] | None = None) -> dict[str, float]:
-    """One optimizer step on the groups' rollouts (see `grpo_loss` for `keep`)."""
-    loss, stats = grpo_loss(net, groups, clip, temperature, keep)
+    """One optimizer step on the groups' rollouts (see `grpo_loss` for `keep`).
+
+    The gradient is `grpo_loss`'s, accumulated rollout by rollout: only one rollout's graph
+    is held at a time (multi-turn rows of thousands of tokens would not fit together).
+    """
+    rows = [(r, adv) for group in groups for r, adv in zip(group, advantages(group),
+                                                            strict=True)]
+    trained = sum(sum(r.mask) if r.mask else len(r.completion_ids) for r, _ in rows)
     opt.zero_grad(set_to_none=True)
-    loss.backward()
+    loss = 0.0
+    for r, adv in rows:
+        term, new, _ = _term(net, r, adv, clip, temperature)
+        if keep is not None:
+            keep.append(_kept(new))
+        (-term / max(1, trained)).backward()
+        loss -= float(term.detach()) / max(1, trained)
     opt.step()
-    return stats
+    return {"loss": loss, "mean_reward": sum(r.reward for r, _ in rows) / len(rows),
+            "tokens": float(trained)}
 
 
 def dump(path: str | Path, groups: Sequence[Sequence[Rollout]], step: int,
