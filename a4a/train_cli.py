@@ -15,6 +15,8 @@ The training config (YAML), the seed's shape:
               gradient_accumulation_steps: 1, max_steps: null, seed: 0}
     lora: {r: 8, alpha: 16, dropout: 0.0, target_modules: null}
     online_rl: {enabled: true, reward_name: agent_composite, reward_kwargs: {...}}  # align
+    #   with frameworks: [DIR, ...] (data.path not needed): multi-turn online RL through the
+    #   runtime on their environments (tasks, max_calls, clip, server: {base_url, model})
     output_dir: runs/finetune
 
 Numbers may be written as YAML reads them or as strings (`2e-4`). A model name that is not a
@@ -89,8 +91,9 @@ def read_train_config(path: Path) -> dict[str, Any]:
     problems += [f"{k} is not a mapping" for k, v in section.items() if not isinstance(v, dict)]
     section = {k: v if isinstance(v, dict) else {} for k, v in section.items()}
     data_path = section["data"].get("path")
+    online = recipe == "align" and bool(section["online_rl"].get("frameworks"))
     problems += [f"{k} is required" for k, v in (("model.name", model),
-                                                  ("data.path", data_path)) if not v]
+                                                  ("data.path", data_path or online)) if not v]
     trainer, lora = section["trainer"], section["lora"]
     problems += [f"unknown data key {k!r}" for k in section["data"] if k not in DATA_KEYS]
     known = TRAINER_KEYS | (ALIGN_KEYS if recipe == "align" else set())
@@ -115,8 +118,22 @@ def read_train_config(path: Path) -> dict[str, Any]:
            **extra, **trainer, **{LORA_KEYS[k]: v for k, v in lora.items()}}
     if recipe == "align":
         out["recipe"] = "align"
-        out["online_rl"] = section["online_rl"]
+        out["online_rl"] = _online(base, section["online_rl"])
+        out["dataset"] = out["dataset"] if data_path else None
     return out
+
+
+def _online(base: Path, section: dict[str, Any]) -> dict[str, Any]:
+    """The online_rl section with its framework paths relative to the config's folder."""
+    frameworks = section.get("frameworks")
+    if frameworks is None:
+        return section
+    if not isinstance(frameworks, list):
+        from a4a.runtime.errors import UserError
+
+        raise UserError("train.config", "online_rl.frameworks is not a list of directories",
+                        "Write frameworks: [path/to/framework, ...].")
+    return {**section, "frameworks": [str(_near(base, str(f))) for f in frameworks]}
 
 
 def _model(base: Path, value: str) -> str:

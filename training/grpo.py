@@ -123,6 +123,9 @@ def align(model: Any, dataset: Sequence[dict[str, Any]] | str | Path, *, method:
           extra_rewards: Sequence[Callable[..., list[float]]] = ()) -> dict[str, Any]:
     """GRPO on next-call prompts (see the module docstring); returns the run's report.
 
+    With environments to run (`online_rl.frameworks`, or a framework directory as the
+    dataset) it is multi-turn online RL through the runtime instead (`align_online`).
+
     Args:
         model: A local model directory or `local` (the embedded SmolLM2).
         dataset: function_calling samples, rows or a JSONL file.
@@ -157,6 +160,13 @@ def align(model: Any, dataset: Sequence[dict[str, Any]] | str | Path, *, method:
     """
     if method != "grpo":
         raise UserError("align.method", f"unknown align method {method!r}", "Use method: grpo.")
+    if is_online(dataset, online_rl):
+        return align_online(
+            model, dataset, online_rl or {}, max_steps=max_steps, num_epochs=num_epochs,
+            num_generations=num_generations, beta=beta, full=full, output_dir=output_dir,
+            learning_rate=learning_rate, max_new_tokens=max_new_tokens, temperature=temperature,
+            seed=seed, lora_r=lora_r, lora_alpha=lora_alpha, lora_dropout=lora_dropout,
+            target_modules=target_modules)
     if format not in (None, "function_calling"):
         raise UserError("align.format", f"align reads function_calling samples, not {format}",
                         "Export with --format function_calling (or generate them so).")
@@ -230,3 +240,67 @@ def _train(path: Path, prompts: list[dict[str, Any]],
               "trl_version": trl.__version__}
     (final / "align_report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
     return report
+
+
+ONLINE_KEYS = {"enabled", "reward_name", "reward_kwargs", "frameworks", "tasks", "max_calls",
+               "server", "clip", "ray"}
+SERVER_KEYS = {"base_url", "model", "extra_body", "max_concurrency", "lora_name", "admin_url"}
+
+
+def is_online(dataset: Any, online_rl: dict[str, Any] | None) -> bool:
+    """Whether an align call means multi-turn online RL: environments to run, not samples."""
+    cfg = online_rl or {}
+    if cfg.get("enabled") is False:
+        return False
+    return bool(cfg.get("frameworks")) or (isinstance(dataset, str | Path) and
+                                           (Path(dataset) / "framework.yaml").is_file())
+
+
+def align_online(model: Any, dataset: Any, online_rl: dict[str, Any], *,
+                 max_steps: int | None, num_epochs: int, num_generations: int,
+                 beta: float, full: bool, **kwargs: Any) -> dict[str, Any]:
+    """`align` for environments: the seed's `online_rl` section onto `train_online`.
+
+    `online_rl.frameworks` (or a framework directory as the dataset) names the environments;
+    `tasks`, `max_calls`, `clip`, `server: {base_url, model, ...}` (see `online_rl.Server`)
+    and `ray` (server rollouts as Ray tasks) tune the loop;
+    updates are `max_steps` (else `num_epochs`), the group is `num_generations`.
+    `reward_name: agent_composite` is the checker's composite; `reward_kwargs.weights` its
+    weights (state, answer, process).
+
+    Raises:
+        UserError: `rl.config` for an unknown key, a reward other than the checker's, a
+            KL weight (no reference model is kept) or full fine-tuning.
+    """
+    cfg = dict(online_rl)
+    problems = [f"unknown online_rl key {k!r}" for k in cfg if k not in ONLINE_KEYS]
+    if cfg.get("reward_name") not in (None, "agent_composite"):
+        problems.append(f"reward_name {cfg['reward_name']!r}: multi-turn runs are scored by "
+                        "the environment's checker (agent_composite)")
+    reward_kwargs = dict(cfg.get("reward_kwargs") or {})
+    problems += [f"reward_kwargs {k!r}: the checker takes only weights (state, answer, "
+                 "process)" for k in reward_kwargs if k != "weights"]
+    if beta or full:
+        problems.append("online RL trains a LoRA adapter without a reference model: "
+                        "use beta 0 and method lora")
+    server = cfg.get("server")
+    if server is not None and (not isinstance(server, dict) or not {"base_url", "model"} <= set(
+            server) or not set(server) <= SERVER_KEYS):
+        optional = ", ".join(sorted(SERVER_KEYS - {"base_url", "model"}))
+        problems.append(f"server: a mapping of base_url, model (and {optional})")
+    if problems:
+        raise UserError("rl.config", "; ".join(problems), "See a4a.training.online_rl for the "
+                        "online_rl section.", issues=problems)
+    frameworks = cfg.get("frameworks") or [dataset]
+    from a4a.training.online_rl import Server, train_online
+
+    return train_online(model, frameworks, server=Server(**server) if server else None,
+                        updates=int(max_steps or num_epochs), group_size=num_generations,
+                        tasks=int(cfg.get("tasks", 4)), max_calls=_opt_int(cfg.get("max_calls", 4)),
+                        clip=float(cfg.get("clip", 0.2)), weights=reward_kwargs.get("weights"),
+                        on_ray=bool(cfg.get("ray", False)),
+                        **kwargs)
+
+
+def _opt_int(value: Any) -> int | None:
+    return None if value is None else int(value)

@@ -5,8 +5,9 @@ token ids, a loss mask over the completion (1 where the policy wrote the token, 
 was given, such as tool results in a multi-turn rollout), the logprobs the sampler gave each
 completion token (`old_logprobs`) and one reward. Rollouts come in groups of one prompt;
 each rollout's advantage is its reward minus the group's mean, over the group's standard
-deviation. The loss is PPO's clipped surrogate per trained token, averaged over the trained
-tokens of the batch. `dump` writes masks, rewards, advantages and old logprobs as JSONL.
+deviation (or the advantage a caller set, such as one computed per multi-turn run). The loss is
+PPO's clipped surrogate per trained token, averaged over the trained tokens of the batch. `dump`
+writes masks, rewards, advantages, old and (when given) new logprobs as JSONL.
 torch is imported inside the functions.
 """
 
@@ -28,6 +29,8 @@ class Rollout:
     reward: float = 0.0
     old_logprobs: list[float] = field(default_factory=list)
     mask: list[int] = field(default_factory=list)  # empty: every completion token trained
+    advantage: float | None = None  # None: computed from the rewards of its group
+    tags: dict[str, Any] = field(default_factory=dict)  # where it came from (run, task, calls)
 
 
 def group_advantages(rewards: Sequence[float], eps: float = 1e-6) -> list[float]:
@@ -38,14 +41,30 @@ def group_advantages(rewards: Sequence[float], eps: float = 1e-6) -> list[float]
     return [(r - mean) / (std + eps) for r in rewards]
 
 
-def token_logprobs(net: Any, rollouts: Sequence[Rollout]) -> list[Any]:
-    """Per completion token, the policy's log-probability (a tensor per rollout, with grad)."""
+def advantages(group: Sequence[Rollout]) -> list[float]:
+    """Each rollout's advantage: the one it carries, else group-relative from the rewards."""
+    computed = group_advantages([r.reward for r in group])
+    return [c if r.advantage is None else r.advantage for r, c in zip(group, computed,
+                                                                         strict=True)]
+
+
+def token_logprobs(net: Any, rollouts: Sequence[Rollout], temperature: float = 1.0
+                   ) -> list[Any]:
+    """Per completion token, the policy's log-probability (a tensor per rollout, with grad).
+
+    `temperature` divides the logits as the sampler did, so the ratio to the old logprobs
+    compares the same distribution.
+    """
     import torch
 
     out = []
     for r in rollouts:
         ids = torch.tensor([r.prompt_ids + r.completion_ids])
-        logits = net(input_ids=ids).logits[0, len(r.prompt_ids) - 1:-1].float()
+        # Logits of the completion's positions only: a long multi-turn prompt times the
+        # vocabulary would otherwise dominate the memory and the time of the step.
+        keep = len(r.completion_ids) + 1
+        logits = net(input_ids=ids, logits_to_keep=keep).logits[0, -keep:-1].float()
+        logits = logits / temperature
         logp = torch.log_softmax(logits, dim=-1)
         out.append(logp.gather(1, torch.tensor(r.completion_ids)[:, None]).squeeze(1))
     return out
@@ -70,21 +89,40 @@ def sample_group(net: Any, prompt_ids: list[int], n: int, max_new_tokens: int,
             for i in range(n)]
 
 
-def grpo_loss(net: Any, groups: Sequence[Sequence[Rollout]], clip: float = 0.2
+def _term(net: Any, r: Rollout, adv: float, clip: float, temperature: float
+          ) -> tuple[Any, Any, int]:
+    """(summed clipped surrogate over the trained tokens, new logprobs, trained tokens)."""
+    import torch
+
+    new = token_logprobs(net, [r], temperature)[0]
+    mask = torch.tensor(r.mask or [1] * len(r.completion_ids), dtype=torch.float)
+    old = torch.tensor(r.old_logprobs or new.detach().tolist())
+    ratio = torch.exp(new - old)
+    surrogate = torch.minimum(ratio * adv, torch.clamp(ratio, 1 - clip, 1 + clip) * adv)
+    return (surrogate * mask).sum(), new, int(mask.sum())
+
+
+def _kept(new: Any) -> list[float]:
+    return [round(float(x), 6) for x in new.detach()]
+
+
+def grpo_loss(net: Any, groups: Sequence[Sequence[Rollout]], clip: float = 0.2,
+              temperature: float = 1.0, keep: list[list[float]] | None = None
               ) -> tuple[Any, dict[str, float]]:
-    """The clipped surrogate over every trained token of the groups; and its statistics."""
+    """The clipped surrogate over every trained token of the groups; and its statistics.
+
+    `keep`, when given, receives each rollout's new logprobs (in group order) for the dump.
+    """
     import torch
 
     terms, tokens, rewards = [], 0, []
     for group in groups:
-        advantages = group_advantages([r.reward for r in group])
-        for r, adv, new in zip(group, advantages, token_logprobs(net, group), strict=True):
-            mask = torch.tensor(r.mask or [1] * len(r.completion_ids), dtype=torch.float)
-            old = torch.tensor(r.old_logprobs or new.detach().tolist())
-            ratio = torch.exp(new - old)
-            surrogate = torch.minimum(ratio * adv, torch.clamp(ratio, 1 - clip, 1 + clip) * adv)
-            terms.append((surrogate * mask).sum())
-            tokens += int(mask.sum())
+        for r, adv in zip(group, advantages(group), strict=True):
+            term, new, n = _term(net, r, adv, clip, temperature)
+            if keep is not None:
+                keep.append(_kept(new))
+            terms.append(term)
+            tokens += n
             rewards.append(r.reward)
     loss = -torch.stack(terms).sum() / max(1, tokens)
     return loss, {"loss": float(loss.detach()), "mean_reward": sum(rewards) / len(rewards),
@@ -92,24 +130,45 @@ def grpo_loss(net: Any, groups: Sequence[Sequence[Rollout]], clip: float = 0.2
 
 
 def train_step(net: Any, opt: Any, groups: Sequence[Sequence[Rollout]],
-               clip: float = 0.2) -> dict[str, float]:
-    """One optimizer step on the groups' rollouts."""
-    loss, stats = grpo_loss(net, groups, clip)
+               clip: float = 0.2, temperature: float = 1.0,
+               keep: list[list[float]] | None = None) -> dict[str, float]:
+    """One optimizer step on the groups' rollouts (see `grpo_loss` for `keep`).
+
+    The gradient is `grpo_loss`'s, accumulated rollout by rollout: only one rollout's graph
+    is held at a time (multi-turn rows of thousands of tokens would not fit together).
+    """
+    rows = [(r, adv) for group in groups for r, adv in zip(group, advantages(group),
+                                                            strict=True)]
+    trained = sum(sum(r.mask) if r.mask else len(r.completion_ids) for r, _ in rows)
     opt.zero_grad(set_to_none=True)
-    loss.backward()
+    loss = 0.0
+    for r, adv in rows:
+        term, new, _ = _term(net, r, adv, clip, temperature)
+        if keep is not None:
+            keep.append(_kept(new))
+        (-term / max(1, trained)).backward()
+        loss -= float(term.detach()) / max(1, trained)
     opt.step()
-    return stats
+    return {"loss": loss, "mean_reward": sum(r.reward for r, _ in rows) / len(rows),
+            "tokens": float(trained)}
 
 
-def dump(path: str | Path, groups: Sequence[Sequence[Rollout]], step: int) -> Path:
-    """Append one JSON line per rollout: ids, mask, reward, advantage and old logprobs."""
+def dump(path: str | Path, groups: Sequence[Sequence[Rollout]], step: int,
+         new_logprobs: Sequence[list[float]] | None = None) -> Path:
+    """Append one JSON line per rollout: ids, mask, reward, advantage, old (and new) logprobs.
+
+    `new_logprobs` are the trainer's, one list per rollout in group order (`grpo_loss`'s keep).
+    """
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
+    news = iter(new_logprobs or ())
     with out.open("a", encoding="utf-8") as fh:
         for g, group in enumerate(groups):
-            for r, adv in zip(group, group_advantages([r.reward for r in group]), strict=True):
+            for r, adv in zip(group, advantages(group), strict=True):
                 row = {"step": step, "group": g, **asdict(r), "advantage": round(adv, 6)}
                 row["mask"] = r.mask or [1] * len(r.completion_ids)
+                if new_logprobs is not None:
+                    row["new_logprobs"] = next(news)
                 fh.write(json.dumps(row) + "\n")
     return out
 

@@ -74,3 +74,28 @@ def test_groups_from_runs_carry_ids_logprobs_and_checker_rewards() -> None:
     with pytest.raises(UserError) as err:
         groups_from_runs([record([{"type": "llm_call", "span": "s1"}])], [TASK])
     assert err.value.code == "rl.no_tokens" and err.value.data["event"] == 0
+
+
+def test_train_step_accumulates_the_gradient_of_grpo_loss() -> None:
+    from a4a.training.rl import train_step
+
+    groups = [[Rollout([5, 6], [7, 8, 9], 1.0, [-4.0, -5.0, -4.5], [1, 0, 1]),
+               Rollout([5, 6], [10, 11], 0.0, [-4.2, -4.9])],
+              [Rollout([40], [3], 0.5, [-5.0], advantage=0.7),
+               Rollout([40], [4], 0.2, [-4.0], advantage=-0.7)]]
+    whole, rowwise = _net(), _net()
+    loss, _ = grpo_loss(whole, groups, temperature=0.8)
+    loss.backward()
+
+    class Keep:  # an optimizer that keeps the accumulated gradient instead of stepping
+        def zero_grad(self, set_to_none: bool = True) -> None:
+            rowwise.zero_grad(set_to_none=set_to_none)
+
+        def step(self) -> None:
+            pass
+
+    stats = train_step(rowwise, Keep(), groups, temperature=0.8)
+    assert abs(stats["loss"] - float(loss.detach())) < 1e-6 and stats["tokens"] == 6
+    for a, b in zip(whole.parameters(), rowwise.parameters(), strict=True):
+        assert torch.allclose(a.grad, b.grad, atol=1e-6)
+    assert any(float(p.grad.abs().sum()) > 0 for p in rowwise.parameters())
