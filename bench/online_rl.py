@@ -75,8 +75,9 @@ def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     from a4a import api
     from a4a.runtime.llm.fakeserver import FakeOpenAIServer
     from a4a.runtime.llm.guard import allow_real_models
-    from a4a.training.online_rl import Server, train_online
+    from a4a.training.online_rl import train_online
     from a4a.training.policy_llm import plan_responder
+    from a4a.training.rollouts import Server
 
     torch.set_num_threads(1)
     framework = tmp / "framework"

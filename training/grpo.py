@@ -262,7 +262,7 @@ def align_online(model: Any, dataset: Any, online_rl: dict[str, Any], *,
     """`align` for environments: the seed's `online_rl` section onto `train_online`.
 
     `online_rl.frameworks` (or a framework directory as the dataset) names the environments;
-    `tasks`, `max_calls`, `clip`, `server: {base_url, model, ...}` (see `online_rl.Server`)
+    `tasks`, `max_calls`, `clip`, `server: {base_url, model, ...}` (see `rollouts.Server`)
     and `ray` (server rollouts as Ray tasks) tune the loop;
     updates are `max_steps` (else `num_epochs`), the group is `num_generations`.
     `reward_name: agent_composite` is the checker's composite; `reward_kwargs.weights` its
@@ -292,7 +292,8 @@ def align_online(model: Any, dataset: Any, online_rl: dict[str, Any], *,
         raise UserError("rl.config", "; ".join(problems), "See a4a.training.online_rl for the "
                         "online_rl section.", issues=problems)
     frameworks = cfg.get("frameworks") or [dataset]
-    from a4a.training.online_rl import Server, train_online
+    from a4a.training.online_rl import train_online
+    from a4a.training.rollouts import Server
 
     return train_online(model, frameworks, server=Server(**server) if server else None,
                         updates=int(max_steps or num_epochs), group_size=num_generations,

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from a4a.runtime.errors import UserError
-from a4a.training.online_rl import Env, Plan, Server, backend, by_task, rollout
+from a4a.training.rollouts import Env, Plan, Server, backend, by_task, rollout
 
 
 def _run(spec: Any, task: dict[str, Any], g: int, server: Server, plan: Plan
@@ -29,7 +29,7 @@ def _run(spec: Any, task: dict[str, Any], g: int, server: Server, plan: Plan
 
 def collect_on_ray(envs: Sequence[Env], server: Server, plan: Plan
                    ) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
-    """`online_rl.collect` with every run a Ray task; (task, run records) per task."""
+    """`rollouts.collect` with every run a Ray task; (task, run records) per task."""
     import ray
 
     remote = ray.remote(_run)

@@ -29,15 +29,13 @@ from a4a.runtime.llm.guard import allow_real_models  # noqa: E402
 from a4a.runtime.llm.openai_backend import OpenAIBackend  # noqa: E402
 from a4a.runtime.world.rewards import score  # noqa: E402
 from a4a.training.online_rl import (  # noqa: E402
-    Plan,
-    Server,
-    collect,
     environments,
     run_rows,
     score_group,
     train_online,
 )
 from a4a.training.policy_llm import plan_responder  # noqa: E402
+from a4a.training.rollouts import Plan, Server, collect  # noqa: E402
 from tests.training.conftest import MODEL_DIR  # noqa: E402
 
 torch.set_num_threads(1)
