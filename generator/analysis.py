@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from a4a.generator.domains import domain_hits
-from a4a.generator.text import TermIndex, Text, normalize
+from a4a.generator.naming import read_title
+from a4a.generator.text import TermIndex, Text, fold, normalize, table
 from a4a.runtime import knowledge
 
 MAX_ROLES = 8
@@ -58,7 +59,12 @@ _ADJECTIVES = frozenset(
     "first other separate single simple multi central general overall".split())
 _AGENTIVE = re.compile(r"[a-z]{3,}(?:er|or|ist|ant|ian)s?$")
 _BULLET = re.compile(r"^\s*(?:[-*•●>]|\d{1,2}[.)、]|#{1,4})?\s*")
-_HEADER = re.compile(r"^(?P<title>[^:：\n]{2,60}?)\s*(?:[:：]|\s[-–—]\s)\s*(?P<duty>.*)$")
+_MARKS = re.compile(r"^\s*(?:(?:[-•●>├└│─┬┌]+|\*(?!\*)|\d{1,2}[.)、]|#{1,6})\s*){1,3}")
+_HEADER = re.compile(r"^(?P<title>[^:：\n]{2,60}?)\s*(?:[:：]|\s[-–—→]\s|\s?->\s)\s*"
+                     r"(?P<duty>.*)$")
+_PAREN = re.compile(r"^(?P<title>[^()（）\n]{2,60}?)\s*[(（](?P<duty>[^()（）]{2,200})[)）]\s*$")
+# A label before a duty on the line under a heading ("**Aufgabe:** ...", "But :").
+_LABEL = re.compile(r"^(?:\*\*|__)?[^\W\d_][^*:：\n]{0,20}?(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*")
 _BOLD = re.compile(r"^(?:\*\*|__)(?P<title>[^*_\n]{2,60}?)(?:\*\*|__)\s*[:：]?\s*(?P<duty>.*)$")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
 # Words before a role noun that describe the system or a choice, not a member of the team.
@@ -150,22 +156,72 @@ def _title_words(title: str) -> list[str]:
     return [w.rstrip("s") if w.endswith("ers") or w.endswith("ists") else w for w in words]
 
 
-def _header_roles(lines: list[str], offset: list[int]) -> list[Role]:
+def _header_roles(lines: list[str], offset: list[int], lang: str) -> list[Role]:
+    """Roles of list items, headings and table rows.
+
+    "Title: duty", "Title (duty)", a heading with the duty on the lines under it,
+    "| Title | ... | duty |".
+    """
     out = []
     for i, line in enumerate(lines):
-        body = _BULLET.sub("", line, count=1)
-        m = _BOLD.match(body.strip()) or _HEADER.match(_PLACEHOLDER.sub(" ", body).strip())
-        if not m:
+        found = _line_role(line, lang)
+        if found is None:
             continue
-        title = m.group("title").strip(" *_-")
-        words = re.findall(r"[a-z][a-z0-9-]*", title.lower())
-        if (not 1 <= len(words) <= 5 or not is_role_word(words[-1]) or words[-1] in _PLURAL
-                or any(is_filler(w) and w != "of" for w in words)):
-            continue
-        name = slug(_title_words(title))
-        if name:
-            out.append(Role(name, title, _first_sentence(m.group("duty")), "header", offset[i]))
+        name, title, duty = found
+        duty = duty or _duty_below(lines, i, lang)
+        out.append(Role(name, title, _first_sentence(duty), "header", offset[i]))
     return out
+
+
+def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
+    """(name, title, duty) of a line that names a role, else None."""
+    if line.lstrip().startswith("|"):
+        cells = [c.strip(" *_`") for c in line.strip().strip("|").split("|")]
+        if len(cells) < 2 or not cells[0]:
+            return None
+        title, duty = cells[0], cells[-1]
+    else:
+        marked = _MARKS.match(line)
+        body = line[marked.end():] if marked else line
+        m = (_BOLD.match(body.strip()) or _HEADER.match(_PLACEHOLDER.sub(" ", body).strip())
+             or _PAREN.match(body.strip()))
+        if m:
+            title, duty = m.group("title"), m.group("duty")
+        elif marked or body.startswith(("**", "__")):
+            title, duty = _PLACEHOLDER.sub(" ", body), ""
+        else:
+            return None
+    title = title.strip(" *_-:：")
+    name = _title_name(title, lang)
+    return (name, title, duty.strip(" *_")) if name else None
+
+
+def _title_name(title: str, lang: str) -> str:
+    """The ASCII name of a title that names a role, "" when it names none."""
+    if len(title) > 60 or len(title.split()) > 6:
+        return ""
+    words = re.findall(r"[a-z][a-z0-9-]*", title.lower())
+    english = (title.isascii() and 1 <= len(words) <= 5 and is_role_word(words[-1])
+               and words[-1] not in _PLURAL and not any(is_filler(w) and w != "of" for w in words))
+    if lang == "en":
+        return slug(_title_words(title)) if english else ""
+    reading = read_title(title)
+    if reading.role or (reading.names_agent and not english):
+        return reading.name
+    return slug(_title_words(title)) if english else ""
+
+
+def _duty_below(lines: list[str], i: int, lang: str) -> str:
+    """The duty written on the lines under a heading, up to the next role or heading."""
+    parts = []
+    for ln in lines[i + 1:i + 3]:
+        if ln.lstrip().startswith(("#", "|")) or _line_role(ln, lang) is not None:
+            break
+        body = ln[m.end():] if (m := _MARKS.match(ln)) else ln
+        body = _LABEL.sub("", body.strip(), count=1).strip(" *_")
+        if body:
+            parts.append(body.rstrip(" .;"))
+    return "; ".join(parts)
 
 
 def _first_sentence(text: str) -> str:
@@ -243,14 +299,79 @@ def _lexicon() -> TermIndex:
 
 def _lexicon_roles(text: Text) -> tuple[list[Role], list[Cue]]:
     roles, cues = [], []
-    for hit in _lexicon().find(text):
+    hits = _lexicon().find(text)
+    # The longest term wins: "プロダクト マネージャー" is a product manager, not a manager.
+    spans = [(h.start, h.end) for h in hits if h.cls.startswith("roles.")]
+    for hit in hits:
         section, _, cls = hit.cls.partition(".")
-        if section == "roles":
-            roles.append(Role(cls, hit.text, _sentence_at(text.fold, hit.start), "lexicon",
-                              hit.start))
-        else:
+        if section != "roles":
             cues.append(Cue(cls, hit.text, 1.0))
+        elif not any(s <= hit.start and hit.end <= e and e - s > hit.end - hit.start
+                     for s, e in spans):
+            nxt = min((s for s, _ in spans if s >= hit.end), default=len(text.fold))
+            roles.append(Role(cls, hit.text, _clause_after(text.fold, hit.end, nxt), "lexicon",
+                              hit.start))
     return roles, cues
+
+
+_CLAUSE_END = re.compile(r"[,;.!?()\n:，、；。！？（）：]")
+
+
+def _clause_after(fold: str, end: int, limit: int) -> str:
+    """What follows a role noun up to the clause's end or the next role ("负责搜集资料")."""
+    stop = _CLAUSE_END.search(fold, end, limit)
+    duty = fold[end:stop.start() if stop else limit].strip(" -—")
+    return duty[:200] if len(duty) >= 4 else ""
+
+
+def _native(roles: list[Role], lang: str) -> list[Role]:
+    """English-rule roles of a request in another language, less prose.
+
+    Its function words show a title to be prose ("un custom agent", "was empfiehlt der agent").
+    """
+    if lang == "en":
+        return roles
+    stop = {fold(normalize(w)) for w in table(lang, "language").get("stopwords", ())}
+    return [r for r in roles if not stop & set(r.title.split())]
+
+
+_GROUP = re.compile(r"[(（](?P<p>[^()（）\n]{3,120})[)）]"
+                    r"|[:：]\s*(?P<c>[^.!?;\n。！？；:：]{3,160})")
+_ITEM_SPLIT = re.compile(r"\s*(?:[,，、;/]|\s(?:and|or|y|e|et|ou|o|und|oder|и|или)\s)\s*")
+
+
+_BOLD_SPAN = re.compile(r"(?:\*\*|__)([^*_\n]{2,40})(?:\*\*|__)")
+
+
+def _bold_roles(split: str, lang: str) -> list[Role]:
+    """Agents a request in another language names in bold prose ("l'**Agent RAG**")."""
+    if lang == "en":
+        return []
+    out = []
+    for m in _BOLD_SPAN.finditer(split):
+        reading = read_title(m.group(1))
+        if reading.agent and reading.words:
+            out.append(Role(reading.name, m.group(1).strip(), "", "bold", m.start()))
+    return out
+
+
+def _enumerated_roles(text: Text, lang: str) -> list[Role]:
+    """"agentes especializados (Suporte, Vendas e Gerente)": a list after a word for agents."""
+    if lang == "en":
+        return []
+    out = []
+    for m in _GROUP.finditer(text.fold):
+        items = [i.strip(" *_-") for i in _ITEM_SPLIT.split(m.group("p") or m.group("c"))]
+        if not 2 <= len(items) <= 8 or any(not i or len(i.split()) > 3 for i in items):
+            continue
+        readings = [read_title(i) for i in items]
+        agents = read_title(text.fold[max(0, m.start() - 60):m.start()]).agent
+        if not all(r.words for r in readings) or not (agents or all(r.names_agent
+                                                                    for r in readings)):
+            continue
+        out += [Role(r.name, i, "", "list", m.start() + k) for k, (r, i) in
+                enumerate(zip(readings, items, strict=True))]
+    return out
 
 
 def _sentence_at(fold: str, pos: int) -> str:
@@ -344,11 +465,12 @@ def analyse(raw: str) -> RequestAnalysis:
     for ln in lines:
         offsets.append(pos)
         pos += len(ln) + 1
-    headers = _header_roles(lines, offsets)
+    headers = _header_roles(lines, offsets, lang)
     # A list of roles is the strongest evidence; prose around it mostly describes the system.
-    prose = [] if len(headers) >= 2 else [_clause_roles(split), _agent_noun_roles(split)]
-    en_groups = [headers, *prose]
-    roles = _merge([*en_groups, lex_roles] if lang == "en" else [lex_roles, *en_groups])
+    prose = [] if len(headers) >= 2 else [
+        _native(_clause_roles(split), lang), _native(_agent_noun_roles(split), lang),
+        lex_roles, _enumerated_roles(text, lang)]
+    roles = _merge([headers, _bold_roles(split, lang), *prose])
     masked = mask_roles(norm, roles)
     counts, caps = _counts(norm)
     sentences = tuple(s.strip() for s in re.split(r"(?<=[.!?。！？])\s*|\n", lined) if s.strip())
