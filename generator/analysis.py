@@ -206,6 +206,8 @@ def _title_name(title: str, lang: str) -> str:
     if lang == "en":
         return slug(_title_words(title)) if english else ""
     reading = read_title(title)
+    if not reading.words:
+        return ""
     if reading.role or (reading.names_agent and not english):
         return reading.name
     return slug(_title_words(title)) if english else ""
@@ -251,11 +253,27 @@ def _clause_roles(norm: str) -> list[Role]:
                 continue
             title = " ".join([*(w for w in mods if w not in _ADJECTIVES), noun])
             rest = norm[words[i][0] + len(noun):]
-            duty = _CLAUSE_SPLIT.split(rest, maxsplit=1)[0].strip(" ,")
+            duty = first_clause(rest).strip(" ,")
             duty = re.sub(r"^(?:who|that|which|is to|to|will|should|must)\s+", "", duty)[:200]
             out.append(Role(slug(_title_words(title)), title, duty, "clause", m.start()))
             break
     return out
+
+
+def first_clause(rest: str) -> str:
+    """The clause `rest` opens with, never cut inside parentheses.
+
+    "over three workers (an order lookup agent, a refunds agent). It ..." keeps its
+    parenthesis whole; a parenthesis left open is dropped.
+    """
+    depth, last = 0, 0
+    for m in _CLAUSE_SPLIT.finditer(rest):
+        depth += rest.count("(", last, m.start()) - rest.count(")", last, m.start())
+        last = m.start()
+        if depth <= 0:
+            return rest[:m.start()]
+    clause = rest
+    return clause if clause.count("(") <= clause.count(")") else clause[:clause.rfind("(")]
 
 
 _ARTICLE = re.compile(r"\b(?:a|an|the|one|each|another)\s+")
@@ -285,7 +303,7 @@ def _agent_noun_roles(norm: str) -> list[Role]:
         if not words or any(is_filler(w) for w in words) or words[-1] in _NOT_ROLES:
             continue
         rest = norm[m.end():]
-        duty = _CLAUSE_SPLIT.split(rest, maxsplit=1)[0].strip(" ,:")
+        duty = first_clause(rest).strip(" ,:")
         duty = re.sub(r"^(?:who|that|which|to|will|should|must)\s+", "", duty)[:200]
         title = " ".join([*words, m.group(2)])
         out.append(Role(slug(_title_words(title)), title, duty, "agent_noun", m.start()))
@@ -365,8 +383,8 @@ def _enumerated_roles(text: Text, lang: str) -> list[Role]:
         if not 2 <= len(items) <= 8 or any(not i or len(i.split()) > 3 for i in items):
             continue
         readings = [read_title(i) for i in items]
-        agents = read_title(text.fold[max(0, m.start() - 60):m.start()]).agent
-        if not all(r.words for r in readings) or not (agents or all(r.names_agent
+        before = read_title(text.fold[max(0, m.start() - 60):m.start()])
+        if not all(r.words for r in readings) or not (before.agents or all(r.names_agent
                                                                     for r in readings)):
             continue
         out += [Role(r.name, i, "", "list", m.start() + k) for k, (r, i) in

@@ -34,7 +34,8 @@ class Reading:
 
     words: tuple[str, ...]
     role: str  # the English class of its role noun ("" when none)
-    agent: bool  # it holds a word meaning "agent"
+    agent: bool  # its head is a word meaning "agent"
+    agents: bool = False  # it holds a word meaning "agents"
 
     @property
     def name(self) -> str:
@@ -108,23 +109,23 @@ def transliterate(word: str) -> str:
 
 def read_title(title: str) -> Reading:
     """The ASCII reading of a role's written title."""
-    role, agent, mods = "", False, []
-    toks = _TOKEN.findall(fold(normalize(title)))
-    for n, tok in enumerate(toks):
-        found = _cjk_run(tok) if _CJK.fullmatch(tok) else [_word(tok) or ("", tok)]
-        for k, (kind, value) in enumerate(found):
-            if kind == AGENT:
-                # The head of the title: "Agente Investigador", "検索エージェント", not
-                # "TradingAgents 核心特点".
-                agent = agent or (n, k) in ((0, 0), (len(toks) - 1, len(found) - 1))
-            elif kind == ROLE and not role:
-                role = value
-            elif kind == GLOSS or kind == ROLE:
-                mods.append(value)
-            elif value not in _stopwords() and not _CJK.search(value):
-                mods.append(transliterate(value))
+    role, agent, plural, mods = "", False, False, []
+    found = [f for tok in _TOKEN.findall(fold(normalize(title)))
+             for f in (_cjk_run(tok) if _CJK.fullmatch(tok) else [_word(tok) or ("", tok)])]
+    for k, (kind, value) in enumerate(found):
+        if kind == AGENT:
+            # Only the head of a title names one agent: "Agente Investigador",
+            # "検索エージェント", "Trader Agent 综合", not "TradingAgents 核心特点".
+            plural = plural or value == "agents"
+            agent = agent or (value == "agent" and k in (0, len(found) - 1))
+        elif kind == ROLE and not role:
+            role = value
+        elif kind in (GLOSS, ROLE):
+            mods.append(value)
+        elif value not in _stopwords() and not _CJK.search(value):
+            mods.append(transliterate(value))
     words = [w for w in (re.sub(r"[^a-z0-9_]+", "", m) for m in [*mods, role]) if w]
-    return Reading(tuple(dict.fromkeys(words)), role, agent)
+    return Reading(tuple(dict.fromkeys(words)), role, agent, plural)
 
 
 def role_class(word: str) -> str:
