@@ -291,7 +291,7 @@ _BARE = frozenset("agent agents assistant assistants worker workers member membe
                   "expert experts".split())
 _FILLER = frozenset("a an the one and or of for with in on at by from into as is are be it its "
                     "this these "
-                    "that which who to then also both".split())
+                    "that which who to then also both among between across within via".split())
 
 
 def _agent_noun_roles(norm: str) -> list[Role]:

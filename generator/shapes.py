@@ -6,6 +6,7 @@ One small function per pattern builds its IR shape (see templates/patterns); mod
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import pairwise
@@ -116,9 +117,11 @@ def prompt_chaining(x: ShapeInput) -> Topology:
 def routing(x: ShapeInput) -> Topology:
     """Router -route-> one specialist per area; a generalist is the default."""
     named, rest = x.take("router")
+    if named is None and x.named and _DIRECTS.search(x.named[0].duty):
+        named, rest = x.named[0], x.named[1:]  # "handles the user and directs them to ..."
     router = _as(named, "router") if named else AgentPlan(
         "router", "router", "sending each request to the right specialist", (), 4)
-    if x.named and len(rest) >= 2:
+    if x.named and (len(rest) >= 2 or (named is not None and rest)):
         edges = [_e(router.name, s.name, "route", condition=route_condition(s))
                  for s in rest[:-1]]
         edges.append(_e(router.name, rest[-1].name, "route", default=True,
@@ -132,6 +135,10 @@ def routing(x: ShapeInput) -> Topology:
     edges.append(_e(router.name, fallback.name, "route", default=True, condition="anything else"))
     agents = [router, *specs, fallback]
     return Topology(router.name, agents, edges, _node("routing", agents))
+
+
+# A duty that sends work on: its role is the router.
+_DIRECTS = re.compile(r"\b(?:rout|direct|dispatch|triag|forward|redirect)(?:e|es|s|ing|ed)?\b")
 
 
 def route_condition(plan: AgentPlan) -> str:
