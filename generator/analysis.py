@@ -220,9 +220,11 @@ def _duty_below(lines: list[str], i: int, lang: str) -> str:
         if ln.lstrip().startswith(("#", "|")) or _line_role(ln, lang) is not None:
             break
         body = ln[m.end():] if (m := _MARKS.match(ln)) else ln
-        body = _LABEL.sub("", body.strip(), count=1).strip(" *_")
-        if body:
-            parts.append(body.rstrip(" .;"))
+        labelled = _LABEL.sub("", body.strip(), count=1).strip(" *_")
+        if labelled != body.strip(" *_") and not parts:  # "**Aufgabe:** ..." is the duty
+            return labelled.rstrip(" .;")
+        if labelled:
+            parts.append(labelled.rstrip(" .;"))
     return "; ".join(parts)
 
 
@@ -264,16 +266,26 @@ def first_clause(rest: str) -> str:
     """The clause `rest` opens with, never cut inside parentheses.
 
     "over three workers (an order lookup agent, a refunds agent). It ..." keeps its
-    parenthesis whole; a parenthesis left open is dropped.
+    parenthesis whole; a parenthesis left open is dropped, and so is the end of one the
+    clause started in ("a billing agent). The ...").
     """
-    depth, last = 0, 0
+    depth, last, end = 0, 0, len(rest)
     for m in _CLAUSE_SPLIT.finditer(rest):
         depth += rest.count("(", last, m.start()) - rest.count(")", last, m.start())
         last = m.start()
         if depth <= 0:
-            return rest[:m.start()]
-    clause = rest
-    return clause if clause.count("(") <= clause.count(")") else clause[:clause.rfind("(")]
+            end = m.start()
+            break
+    return _balanced(rest[:end])
+
+
+def _balanced(clause: str) -> str:
+    depth = 0
+    for i, ch in enumerate(clause):
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            return clause[:i].rstrip()
+    return clause if depth == 0 else clause[:clause.rfind("(")].rstrip()
 
 
 _ARTICLE = re.compile(r"\b(?:a|an|the|one|each|another)\s+")
@@ -403,7 +415,8 @@ def _merge(groups: list[list[Role]]) -> tuple[Role, ...]:
     """Roles in request order; a name (or a name inside another) counts once."""
     seen: dict[str, Role] = {}
     for role in sorted((r for g in groups for r in g), key=lambda r: r.position):
-        if not role.name or role.name in _BARE:
+        # "expert" alone is no name in English prose; a role noun of the tables is one.
+        if not role.name or (role.name in _BARE and role.source != "lexicon"):
             continue
         twin = next((k for k in seen if _same(k, role.name)), None)
         if twin is None:
