@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from a4a.generator.domains import domain_hits
-from a4a.generator.lists import bold_roles, enumerated_roles, header_roles
+from a4a.generator.lists import bold_roles, chain_roles, enumerated_roles, header_roles
 from a4a.generator.rolewords import (
     ADJECTIVES,
     BARE,
@@ -74,11 +74,15 @@ class RequestAnalysis:
     not_understood: tuple[str, ...] = ()
 
     def scores(self) -> dict[str, float]:
-        """Summed cue weight per pattern."""
+        """Summed cue weight per pattern; weak cues ("team", "agents") count once each."""
         out: dict[str, float] = {}
+        weak: dict[str, float] = {}
         for c in self.cues:
-            out[c.pattern] = round(out.get(c.pattern, 0.0) + c.weight, 2)
-        return out
+            if c.weight < 1.0:  # generic words are one piece of evidence, however many
+                weak[c.pattern] = max(weak.get(c.pattern, 0.0), c.weight)
+            else:
+                out[c.pattern] = out.get(c.pattern, 0.0) + c.weight
+        return {p: round(out.get(p, 0.0) + weak.get(p, 0.0), 2) for p in {**out, **weak}}
 
 
 def _num(word: str) -> int:
@@ -258,6 +262,7 @@ def _cue_table() -> tuple[tuple[str, re.Pattern[str], float], ...]:
     for pid, p in knowledge.patterns().items():
         rows += [(pid, re.compile(c), 1.0) for c in p.get("cues", ())]
         rows += [(pid, re.compile(c), 0.4) for c in p.get("weak_cues", ())]
+        rows += [(pid, re.compile(c), 2.0) for c in p.get("strong_cues", ())]
     return tuple(rows)
 
 
@@ -302,7 +307,7 @@ def analyse(raw: str) -> RequestAnalysis:
     prose = [] if len(headers) >= 2 else [
         _native(_clause_roles(split), lang), _native(_agent_noun_roles(split), lang),
         lex_roles, enumerated_roles(text, lang)]
-    roles = _merge([headers, bold_roles(split, lang), *prose])
+    roles = _merge([headers, chain_roles(lines, offsets, lang), bold_roles(split, lang), *prose])
     masked = mask_roles(norm, roles)
     counts, caps = _counts(norm)
     sentences = tuple(s.strip() for s in re.split(r"(?<=[.!?。！？])\s*|\n", lined) if s.strip())

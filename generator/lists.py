@@ -27,6 +27,7 @@ _HEADER = re.compile(r"^(?P<title>[^:：\n]{2,60}?)\s*(?:[:：]|\s[-–—→]\s
 _PAREN = re.compile(r"^(?P<title>[^()（）\n]{2,60}?)\s*[(（](?P<duty>[^()（）]{2,200})[)）]\s*$")
 # A label before a duty on the line under a heading ("**Aufgabe:** ...", "But :").
 _LABEL = re.compile(r"^(?:\*\*|__)?[^\W\d_][^*:：\n]{0,20}?(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*")
+_ARROW = re.compile(r"→|->|⟶|=>")
 _BOLD = re.compile(r"^(?:\*\*|__)(?P<title>[^*_\n]{2,60}?)(?:\*\*|__)\s*[:：]?\s*(?P<duty>.*)$")
 
 def header_roles(lines: list[str], offset: list[int], lang: str) -> list[Role]:
@@ -53,6 +54,8 @@ def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
         if len(cells) < 2 or not cells[0]:
             return None
         title, duty = cells[0], cells[-1]
+    elif len(_ARROW.findall(line)) >= 2:  # "Researcher → Writer → Reviewer" is a chain
+        return None
     else:
         marked = _MARKS.match(line)
         body = line[marked.end():] if marked else line
@@ -108,6 +111,39 @@ def _first_sentence(text: str) -> str:
 _GROUP = re.compile(r"[(（](?P<p>[^()（）\n]{3,120})[)）]"
                     r"|[:：]\s*(?P<c>[^.!?;\n。！？；:：]{3,160})")
 _ITEM_SPLIT = re.compile(r"\s*(?:[,，、;/]|\s(?:and|or|y|e|et|ou|o|und|oder|и|или)\s)\s*")
+def chain_roles(lines: list[str], offset: list[int], lang: str) -> list[Role]:
+    """"(Product Manager → Tech Lead → Developer → QA)": a chain of arrows between roles.
+
+    Every item counts when most of them name a role; "error → cause → fix" names none.
+    """
+    out = []
+    for i, line in enumerate(lines):
+        if len(_ARROW.findall(line)) < 2:
+            continue
+        items = [_chain_item(it) for it in _ARROW.split(line)]
+        names = [_title_name(it, lang) or _chain_name(it) for it in items]
+        named = sum(bool(_title_name(it, lang)) for it in items)
+        if len(items) > 8 or any(not n or len(it.split()) > 4 for n, it in zip(names, items,
+                                                                               strict=True)):
+            continue
+        if named * 2 > len(items):
+            out += [Role(n, it, "", "chain", offset[i] + k)
+                    for k, (n, it) in enumerate(zip(names, items, strict=True))]
+    return out
+
+
+def _chain_item(item: str) -> str:
+    """An item of a chain without the text around the chain: "A team (Product Manager"."""
+    item = re.sub(r"\([^()]*\)", " ", item)
+    item = item.rsplit("(", 1)[-1].split(")", 1)[0].rsplit(": ", 1)[-1]
+    return re.sub(r"[*_`]", " ", item).strip(" -:.")
+
+
+def _chain_name(item: str) -> str:
+    words = re.findall(r"[a-z][a-z0-9]*", item.lower())
+    return slug(words) if words and len(item) <= 30 else ""
+
+
 _BOLD_SPAN = re.compile(r"(?:\*\*|__)([^*_\n]{2,40})(?:\*\*|__)")
 
 

@@ -193,7 +193,7 @@ def voting(x: ShapeInput) -> Topology:
 
 def orchestrator_workers(x: ShapeInput) -> Topology:
     """Orchestrator with one worker per area, called as tools."""
-    named, rest = x.take("coordinator")
+    named, rest = _lead(x)
     lead = replace(_as(named, "coordinator"), max_iterations=12) if named else AgentPlan(
         "orchestrator", "coordinator", "decomposing, delegating and synthesizing", (), 12)
     workers = rest if x.named else x.team()
@@ -205,9 +205,21 @@ def orchestrator_workers(x: ShapeInput) -> Topology:
     return Topology(lead.name, agents, edges, _node("orchestrator_workers", agents))
 
 
+_LEADS = re.compile(r"\b(?:coordinat|orchestrat|delegat|oversee|supervis)\w*")
+
+
+def _lead(x: ShapeInput) -> tuple[AgentPlan | None, list[AgentPlan]]:
+    """The named coordinator, else the named role whose duty coordinates the others."""
+    named, rest = x.take("coordinator")
+    if named is None and x.named:
+        named = next((r for r in x.named if _LEADS.search(r.duty)), None)
+        rest = [r for r in x.named if r is not named]
+    return named, rest
+
+
 def supervisor(x: ShapeInput) -> Topology:
     """Supervisor -route-> worker; each worker reports back (capped loop)."""
-    named, rest = x.take("coordinator")
+    named, rest = _lead(x)
     sup = replace(_as(named, "coordinator"), max_iterations=6) if named else AgentPlan(
         "supervisor", "coordinator", "choosing the next worker and finishing", (), 6)
     workers = rest if x.named else x.team()
