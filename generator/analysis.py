@@ -156,6 +156,11 @@ def _agent_noun_roles(norm: str) -> list[Role]:
         words = [w for w in m.group(1).split() if w not in ADJECTIVES]
         while words and is_filler(words[0]):
             words = words[1:]
+        pair = _pair(words)
+        if pair:  # "a sales or refunds agent": two agents
+            out += [Role(w, f"{w} {m.group(2)}", "", "agent_noun", m.start() + k)
+                    for k, w in enumerate(pair)]
+            continue
         if not words or any(is_filler(w) for w in words) or words[-1] in NOT_ROLES:
             continue
         rest = norm[m.end():]
@@ -164,6 +169,17 @@ def _agent_noun_roles(norm: str) -> list[Role]:
         title = " ".join([*words, m.group(2)])
         out.append(Role(slug(title_words(title)), title, duty, "agent_noun", m.start()))
     return out
+
+
+def _pair(words: list[str]) -> tuple[str, str] | None:
+    """("sales", "refunds") of "sales or refunds", else None."""
+    if len(words) == 3 and words[1] in ("or", "and") and not {words[0], words[2]} & (
+            NOT_ROLES | _FILLER_WORDS):
+        return words[0], words[2]
+    return None
+
+
+_FILLER_WORDS = frozenset("a an the one this that these those".split())
 
 
 @cache
@@ -223,7 +239,10 @@ def _merge(groups: list[list[Role]]) -> tuple[Role, ...]:
         # "expert" alone is no name in English prose; a role noun of the tables is one.
         if not role.name or (role.name in BARE and role.source != "lexicon"):
             continue
-        twin = next((k for k in seen if _same(k, role.name)), None)
+        # Two items of one list are two roles ("support", "technical_support"); a name
+        # written again elsewhere, or inside a longer one, is the same role.
+        twin = next((k for k, r in seen.items() if k == role.name or (
+            _same(k, role.name) and not (r.source == role.source == "header"))), None)
         if twin is None:
             seen[role.name] = role
         elif not seen[twin].duty and role.duty:

@@ -51,9 +51,15 @@ def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
     """(name, title, duty) of a line that names a role, else None."""
     if line.lstrip().startswith("|"):
         cells = [c.strip(" *_`") for c in line.strip().strip("|").split("|")]
-        if len(cells) < 2 or not cells[0]:
+        if len(cells) < 2:
             return None
-        title, duty = cells[0], cells[-1]
+        # "| Vigil | `risk-flagger` | Legal risk analysis |": the first cell that names a role
+        for cell in cells[:-1]:
+            title = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", cell)
+            name = _title_name(title.strip(), lang) if title.strip() else ""
+            if name:
+                return name, title.strip(), cells[-1]
+        return None
     elif len(_ARROW.findall(line)) >= 2:  # "Researcher → Writer → Reviewer" is a chain
         return None
     else:

@@ -121,3 +121,28 @@ def test_stock_trading_and_financial_analysis_are_not_inventory_or_expenses() ->
                       "- Finance Agent for detailed financial analysis\n"
                       "- Real-time financial data access through YFinance")
     assert "expense" not in team and "reimburse" not in team
+
+
+def test_items_of_one_list_stay_distinct_roles() -> None:
+    text = ("Support agents:\n- AgentManager: Orchestrates all agents and handles routing\n"
+            "- GeneralSupportAgent: Handles general customer queries\n"
+            "- TechnicalSupportAgent: Specialized in technical issues\n"
+            "- BillingSupportAgent: Handles payment and billing queries")
+    assert [r.name for r in analyse(text).roles] == [
+        "agent_manager", "support", "technical_support", "billing_support"]
+
+
+def test_a_table_names_its_role_in_any_cell_before_the_duty() -> None:
+    text = ("| Agent | ID | Role |\n|---|---|---|\n"
+            "| Vigil | `risk-flagger` | Legal risk analysis and scoring |\n"
+            "| Quill | `redline-drafter` | Redline generation |\n"
+            "| **rca-investigator** | Root cause analysis | Deep investigation |")
+    assert _roles(text) == [("risk_flagger", "legal risk analysis and scoring"),
+                            ("redline_drafter", "redline generation"),
+                            ("rca_investigator", "deep investigation")]
+
+
+def test_one_noun_for_two_agents_names_both() -> None:
+    a = analyse("A triage agent, which takes in user inputs and chooses whether to respond "
+                "directly, or triage the request to a sales or refunds agent.")
+    assert [r.name for r in a.roles] == ["triage", "sales", "refunds"]
