@@ -97,7 +97,7 @@ def _title_name(title: str, lang: str) -> str:
 
 def _duty_below(lines: list[str], i: int, lang: str) -> str:
     """The duty written on the lines under a heading, up to the next role or heading."""
-    parts = []
+    parts: list[str] = []
     for ln in lines[i + 1:i + 3]:
         if ln.lstrip().startswith(("#", "|")) or _line_role(ln, lang) is not None:
             break
