@@ -51,6 +51,7 @@ ADJECTIVES = frozenset(
 _AGENTIVE = re.compile(r"[a-z]{3,}(?:er|or|ist|ant|ian)s?$")
 PLACEHOLDER = re.compile(r"\{[^}]*\}|\*\*|__|`")
 
+
 @dataclass(frozen=True)
 class Role:
     """A role the request names: an ASCII slug, the words as written and its duty clause."""
@@ -58,7 +59,7 @@ class Role:
     name: str
     title: str
     duty: str
-    source: str  # header | clause | agent_noun | lexicon
+    source: str  # header | chain | bold | list | clause | agent_noun | lexicon
     position: int
 
 
