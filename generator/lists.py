@@ -69,11 +69,15 @@ def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
              or _PAREN.match(body.strip()))
         if m:
             title, duty = m.group("title"), m.group("duty")
-        elif marked or body.startswith(("**", "__")):
+        # A title alone: bold, a heading, or a short item ("- validador", never
+        # "- Devuelve retroalimentación al redactor").
+        elif body.startswith(("**", "__")) or line.lstrip().startswith("#") or (
+                marked and len(body.split()) <= 2):
             title, duty = PLACEHOLDER.sub(" ", body), ""
         else:
             return None
     title = title.strip(" *_-:：")
+    title = title[m.end():] if (m := _MARKS.match(title)) else title  # "**1. Agente X**"
     name = _title_name(title, lang)
     return (name, title, duty.strip(" *_")) if name else None
 

@@ -146,3 +146,14 @@ def test_one_noun_for_two_agents_names_both() -> None:
     a = analyse("A triage agent, which takes in user inputs and chooses whether to respond "
                 "directly, or triage the request to a sales or refunds agent.")
     assert [r.name for r in a.roles] == ["triage", "sales", "refunds"]
+
+
+def test_a_plain_item_names_a_role_only_when_short_and_numbers_are_no_part_of_names() -> None:
+    text = ("**1. Agente Investigador**\n- Realiza búsquedas en la web\n"
+            "**2. Agente Redactor**\n- Produce un borrador del informe\n"
+            "**3. Agente Revisor**\n- Evalúa coherencia\n- Devuelve retroalimentación al redactor")
+    a = analyse(text)
+    assert [(r.name, r.title) for r in a.roles] == [
+        ("researcher", "agente investigador"), ("writer", "agente redactor"),
+        ("reviewer", "agente revisor")]
+    assert "evaluator_optimizer" in a.scores()
