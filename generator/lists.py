@@ -72,7 +72,7 @@ def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
         # A title alone: bold, a heading, or a short item ("- validador", never
         # "- Devuelve retroalimentación al redactor").
         elif body.startswith(("**", "__")) or line.lstrip().startswith("#") or (
-                marked and len(body.split()) <= 2):
+                marked and len(body.split()) <= 3):
             title, duty = PLACEHOLDER.sub(" ", body), ""
         else:
             return None
@@ -93,6 +93,8 @@ def _title_name(title: str, lang: str) -> str:
         return slug(title_words(title)) if english else ""
     reading = read_title(title)
     if not reading.words:
+        return ""
+    if reading.team:
         return ""
     if reading.role or (reading.names_agent and not english):
         return reading.name

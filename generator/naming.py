@@ -26,6 +26,8 @@ _CYR = dict(zip("абвгдеёжзийклмнопрстуфхцчшщъыьэ�
 _EN_FILLER = frozenset("a an the of for and or with in on at by to from ai llm ki ia ии multi "
                         "system team crew".split())
 ROLE, GLOSS, AGENT = "role", "gloss", "agent"
+# A title with one of these names a team of agents, not one ("Analyst Team 并行分析").
+_TEAM = re.compile(r"\b(?:team|teams|crew|squad|equipo|equipe|équipe|команда)\b|团队|小组|チーム")
 
 
 @dataclass(frozen=True)
@@ -42,10 +44,12 @@ class Reading:
         """The snake_case name (at most three words), "" when nothing is left."""
         return "_".join(self.words[-3:])[:40]
 
+    team: bool = False  # it names a team
+
     @property
     def names_agent(self) -> bool:
-        """A role noun or an agent word, and something left to name it by."""
-        return bool(self.words) and (bool(self.role) or self.agent)
+        """A role noun or an agent word, something left to name it by, and not a team."""
+        return bool(self.words) and (bool(self.role) or self.agent) and not self.team
 
 
 @cache
@@ -125,7 +129,8 @@ def read_title(title: str) -> Reading:
         elif value not in _stopwords() and not _CJK.search(value):
             mods.append(transliterate(value))
     words = [w for w in (re.sub(r"[^a-z0-9_]+", "", m) for m in [*mods, role]) if w]
-    return Reading(tuple(dict.fromkeys(words)), role, agent, plural)
+    team = bool(_TEAM.search(normalize(title)))
+    return Reading(tuple(dict.fromkeys(words)), role, agent, plural, team)
 
 
 def role_class(word: str) -> str:

@@ -157,3 +157,9 @@ def test_a_plain_item_names_a_role_only_when_short_and_numbers_are_no_part_of_na
         ("researcher", "agente investigador"), ("writer", "agente redactor"),
         ("reviewer", "agente revisor")]
     assert "evaluator_optimizer" in a.scores()
+
+
+def test_a_team_heading_is_no_role() -> None:
+    assert not read_title("Analyst Team 并行分析").names_agent
+    assert not read_title("Equipo de Investigadores").names_agent
+    assert read_title("Trader Agent 综合").names_agent
