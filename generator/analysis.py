@@ -308,6 +308,18 @@ def _cues(masked: str) -> list[Cue]:
     return out
 
 
+def _distinct(cues: list[Cue]) -> tuple[Cue, ...]:
+    """The cues, each word once per pattern.
+
+    One word is one piece of evidence: "routing" read by the English and the French tables
+    counts once.
+    """
+    seen: dict[tuple[str, str], Cue] = {}
+    for c in cues:
+        seen.setdefault((c.pattern, fold(c.phrase).strip()), c)
+    return tuple(seen.values())
+
+
 def analyse(raw: str) -> RequestAnalysis:
     """Analyse a request (already checked by the security policy)."""
     text = Text.of(raw[:20_000])
@@ -330,7 +342,7 @@ def analyse(raw: str) -> RequestAnalysis:
     masked = mask_roles(norm, roles)
     counts, caps = _counts(norm)
     sentences = tuple(s.strip() for s in re.split(r"(?<=[.!?。！？])\s*|\n", lined) if s.strip())
-    cues = tuple(_cues(masked) + lex_cues)
+    cues = _distinct(_cues(masked) + lex_cues)
     return RequestAnalysis(lang, sentences[:200], roles, _steps(lines), counts, caps, cues,
                            masked, _not_understood(text, sentences, lang))
 

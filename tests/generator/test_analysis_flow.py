@@ -69,3 +69,11 @@ def test_the_named_role_whose_duty_coordinates_leads_the_orchestrator() -> None:
         "- **Task Agent**: coordinates between all specialized agents").spec
     assert spec.pattern == "orchestrator_workers"
     assert spec.entry == "task" and len(spec.agents) == 3
+
+
+def test_a_word_two_tables_read_counts_once() -> None:
+    text = ("Construisez un assistant de recherche.\n- Implémenter un pipeline séquentiel\n"
+            "- (Bonus) Créer un custom agent avec routing intelligent")
+    a = analyse(text)
+    assert a.scores()["routing"] == 1.0 and a.scores()["prompt_chaining"] == 2.0
+    assert _pattern(text) == "prompt_chaining"
