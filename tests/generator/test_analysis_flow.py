@@ -77,3 +77,10 @@ def test_a_word_two_tables_read_counts_once() -> None:
     a = analyse(text)
     assert a.scores()["routing"] == 1.0 and a.scores()["prompt_chaining"] == 2.0
     assert _pattern(text) == "prompt_chaining"
+
+
+def test_nested_chats_are_orchestration() -> None:
+    text = ("Showcases how to solve supply chain optimization problems using nested chats, a "
+            "coding agent, and a safeguard agent.")
+    assert "orchestrator_workers" in analyse(text).scores()
+    assert "prompt_chaining" not in analyse(text).scores()
