@@ -14,57 +14,27 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from a4a.generator.domains import domain_hits
-from a4a.generator.text import TermIndex, Text, normalize
+from a4a.generator.lists import bold_roles, chain_roles, enumerated_roles, header_roles
+from a4a.generator.rolewords import (
+    ADJECTIVES,
+    BARE,
+    NOT_ROLES,
+    ROLE_WORDS,
+    Role,
+    is_filler,
+    is_role_word,
+    slug,
+    title_words,
+)
+from a4a.generator.text import TermIndex, Text, fold, normalize, table
 from a4a.runtime import knowledge
 
 MAX_ROLES = 8
-# Nouns that name an agent even without an agentive suffix.
-_ROLE_WORDS = frozenset(
-    "agent agents assistant bot expert specialist analyst advisor adviser editor critic judge "
-    "guide clerk coach tutor mentor chef ceo cto cfo coo manager developer engineer designer "
-    "architect scientist strategist auditor proofreader copywriter curator concierge secretary "
-    "moderator facilitator officer proposer verifier validator triager liaison scout "
-    "philosopher economist historian librarian technician physician consultant accountant "
-    "participant representative rep lead pro con opponent proponent referee host "
-    "psychologist therapist nutritionist journalist novelist artist".split())
-# Words with an agentive ending that are not agents (or not agents of the system).
-_NOT_ROLES = frozenset(
-    "user users customer customers order orders number paper other after under water letter "
-    "member owner server computer folder filter chapter matter power layer rather whether "
-    "either never ever over later answer offer manner error color colour vendor sector factor "
-    "door floor minor major senior junior prior better faster summer winter center centre "
-    "border corner river weather shelter character register trigger buffer header footer "
-    "cluster parameter barrier banner poster sticker container browser reminder master cancer "
-    "partner provider supplier seller buyer tenant restaurant relevant important significant "
-    "constant instant variant plant grant want elephant merchant applicant median guardian "
-    "christian italian brazilian canadian australian indian asian boolean meridian mirror "
-    "motor tensor vector cursor sensor visitor investor ledger dinner super proper upper lower "
-    "cover tower flower player timer speaker founder newsletter twitter docker pointer marker "
-    "tier cheaper deeper together further whatever however another consider wonder remember "
-    "enter deliver discover gather render transfer prefer refer suffer alter latter former "
-    "winner printer calendar doctor patient client student person people human "
-    "humans team teams crew employee employees candidate candidates author authors reader "
-    "readers viewer viewers traveler traveller travelers shopper shoppers subscriber "
-    "subscribers caller callers sender recipient requester requestor borrower lender "
-    "best first second third final same single simple many several each every all some "
-    "flow workflow system framework process project example tool tools model llm api "
-    "november october september december winter quarter dollar euro calculator scheduler "
-    "tracker planner orchestrator coordinator".split()) - frozenset(
-    "scheduler tracker planner orchestrator coordinator".split())
-_ADJECTIVES = frozenset(
-    "the a an one each best staff senior junior private lead chief head principal top expert "
-    "experienced seasoned skilled dedicated specialized specialised ai llm smart helpful "
-    "friendly professional main final virtual digital personal new another second third "
-    "first other separate single simple multi central general overall".split())
-_AGENTIVE = re.compile(r"[a-z]{3,}(?:er|or|ist|ant|ian)s?$")
 _BULLET = re.compile(r"^\s*(?:[-*•●>]|\d{1,2}[.)、]|#{1,4})?\s*")
-_HEADER = re.compile(r"^(?P<title>[^:：\n]{2,60}?)\s*(?:[:：]|\s[-–—]\s)\s*(?P<duty>.*)$")
-_BOLD = re.compile(r"^(?:\*\*|__)(?P<title>[^*_\n]{2,60}?)(?:\*\*|__)\s*[:：]?\s*(?P<duty>.*)$")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
 # Words before a role noun that describe the system or a choice, not a member of the team.
 _DESCRIBES = re.compile(r"\b(?:as|is|be|becomes?|acts? as|like|appropriate|right|relevant|"
                         r"correct|specific|next|proper|suitable|respective)\s+(?:an?\s+|the\s+)?$")
-_PLACEHOLDER = re.compile(r"\{[^}]*\}|\*\*|__|`")
 _CLAUSE_SPLIT = re.compile(r",\s*(?:and\s+|then\s+)?(?=(?:a|an|the|one)\s)|;\s*|\.\s+|\band\s+"
                            r"(?=(?:a|an|the)\s)")
 _AGENT_NOUN = re.compile(r"\b((?:[a-z][a-z-]*\s+){1,3})(agent|assistant|bot)\b")
@@ -78,17 +48,6 @@ _COUNT = re.compile(rf"\b{_NUM}\s+(?:[a-z-]+\s+){{0,2}}?"
 _CAP = re.compile(rf"\b(?:at most|up to|max(?:imum)?(?: of)?|no more than)\s+{_NUM}\s+"
                   r"(retries|iterations|rounds|attempts|times|revisions|passes|loops|turns)\b")
 _TIMES = re.compile(rf"\b{_NUM}\s+times\b")
-
-
-@dataclass(frozen=True)
-class Role:
-    """A role the request names: an ASCII slug, the words as written and its duty clause."""
-
-    name: str
-    title: str
-    duty: str
-    source: str  # header | clause | agent_noun | lexicon
-    position: int
 
 
 @dataclass(frozen=True)
@@ -115,61 +74,19 @@ class RequestAnalysis:
     not_understood: tuple[str, ...] = ()
 
     def scores(self) -> dict[str, float]:
-        """Summed cue weight per pattern."""
+        """Summed cue weight per pattern; weak cues ("team", "agents") count once each."""
         out: dict[str, float] = {}
+        weak: dict[str, float] = {}
         for c in self.cues:
-            out[c.pattern] = round(out.get(c.pattern, 0.0) + c.weight, 2)
-        return out
+            if c.weight < 1.0:  # generic words are one piece of evidence, however many
+                weak[c.pattern] = max(weak.get(c.pattern, 0.0), c.weight)
+            else:
+                out[c.pattern] = out.get(c.pattern, 0.0) + c.weight
+        return {p: round(out.get(p, 0.0) + weak.get(p, 0.0), 2) for p in {**out, **weak}}
 
 
 def _num(word: str) -> int:
     return int(word) if word.isdigit() else NUMBERS.get(word, 0)
-
-
-def is_role_word(word: str) -> bool:
-    """Whether `word` names an agent (a role noun or an agentive noun)."""
-    w = word.lower()
-    if w in _ROLE_WORDS or w.rstrip("s") in _ROLE_WORDS:
-        return True
-    return bool(_AGENTIVE.fullmatch(w)) and w not in _NOT_ROLES and w.rstrip("s") not in _NOT_ROLES
-
-
-def slug(words: list[str]) -> str:
-    """An ASCII snake_case name from words (at most the last three)."""
-    ascii_words = [re.sub(r"[^a-z0-9]+", "", w.lower()) for w in words]
-    kept = [w for w in ascii_words if w][-3:]
-    return "_".join(kept)[:40]
-
-
-def _title_words(title: str) -> list[str]:
-    words = re.findall(r"[a-z][a-z0-9-]*", _PLACEHOLDER.sub(" ", title.lower()))
-    while words and words[0] in _ADJECTIVES:
-        words = words[1:]
-    if len(words) > 1 and words[-1] in ("agent", "agents"):
-        words = words[:-1]
-    return [w.rstrip("s") if w.endswith("ers") or w.endswith("ists") else w for w in words]
-
-
-def _header_roles(lines: list[str], offset: list[int]) -> list[Role]:
-    out = []
-    for i, line in enumerate(lines):
-        body = _BULLET.sub("", line, count=1)
-        m = _BOLD.match(body.strip()) or _HEADER.match(_PLACEHOLDER.sub(" ", body).strip())
-        if not m:
-            continue
-        title = m.group("title").strip(" *_-")
-        words = re.findall(r"[a-z][a-z0-9-]*", title.lower())
-        if (not 1 <= len(words) <= 5 or not is_role_word(words[-1]) or words[-1] in _PLURAL
-                or any(is_filler(w) and w != "of" for w in words)):
-            continue
-        name = slug(_title_words(title))
-        if name:
-            out.append(Role(name, title, _first_sentence(m.group("duty")), "header", offset[i]))
-    return out
-
-
-def _first_sentence(text: str) -> str:
-    return re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0][:240].strip()
 
 
 def _clause_roles(norm: str) -> list[Role]:
@@ -182,24 +99,50 @@ def _clause_roles(norm: str) -> list[Role]:
         words = [(w.start(), w.group(0))
                  for w in _WORDS.finditer(norm, m.end(), stop.start() if stop else m.end() + 60)]
         for i, (_, noun) in enumerate(words[:3]):
-            if not is_role_word(noun) or (i == 0 and noun in _BARE):
+            if not is_role_word(noun) or (i == 0 and noun in BARE):
                 continue
             nxt = words[i + 1][1] if i + 1 < len(words) else ""
             gap = i + 1 == len(words)  # punctuation or the end follows the noun
-            known = noun in _ROLE_WORDS or noun.rstrip("s") in _ROLE_WORDS
+            known = noun in ROLE_WORDS or noun.rstrip("s") in ROLE_WORDS
             follows = bool(gap) or nxt in _FOLLOWERS or (nxt.endswith("s") and len(nxt) > 3)
             mods = [w for _, w in words[:i]]
             if any(is_filler(w) for w in mods):
                 break
             if not (known or follows):
                 continue
-            title = " ".join([*(w for w in mods if w not in _ADJECTIVES), noun])
+            title = " ".join([*(w for w in mods if w not in ADJECTIVES), noun])
             rest = norm[words[i][0] + len(noun):]
-            duty = _CLAUSE_SPLIT.split(rest, maxsplit=1)[0].strip(" ,")
+            duty = first_clause(rest).strip(" ,")
             duty = re.sub(r"^(?:who|that|which|is to|to|will|should|must)\s+", "", duty)[:200]
-            out.append(Role(slug(_title_words(title)), title, duty, "clause", m.start()))
+            out.append(Role(slug(title_words(title)), title, duty, "clause", m.start()))
             break
     return out
+
+
+def first_clause(rest: str) -> str:
+    """The clause `rest` opens with, never cut inside parentheses.
+
+    "over three workers (an order lookup agent, a refunds agent). It ..." keeps its
+    parenthesis whole; a parenthesis left open is dropped, and so is the end of one the
+    clause started in ("a billing agent). The ...").
+    """
+    depth, last, end = 0, 0, len(rest)
+    for m in _CLAUSE_SPLIT.finditer(rest):
+        depth += rest.count("(", last, m.start()) - rest.count(")", last, m.start())
+        last = m.start()
+        if depth <= 0:
+            end = m.start()
+            break
+    return _balanced(rest[:end])
+
+
+def _balanced(clause: str) -> str:
+    depth = 0
+    for i, ch in enumerate(clause):
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            return clause[:i].rstrip()
+    return clause if depth == 0 else clause[:clause.rfind("(")].rstrip()
 
 
 _ARTICLE = re.compile(r"\b(?:a|an|the|one|each|another)\s+")
@@ -207,33 +150,36 @@ _WORDS = re.compile(r"[a-z][a-z-]*")
 _PUNCT = re.compile(r"[,.;:!?()\n]")
 
 
-def is_filler(word: str) -> bool:
-    """Function words that never belong in a role's name."""
-    return word in _FILLER
-
-
-_PLURAL = frozenset("agents assistants workers members bots experts".split())
-_BARE = frozenset("agent agents assistant assistants worker workers member members bot bots "
-                  "expert experts".split())
-_FILLER = frozenset("a an the one and or of for with in on at by from into as is are be it its "
-                    "this these "
-                    "that which who to then also both".split())
-
-
 def _agent_noun_roles(norm: str) -> list[Role]:
     out = []
     for m in _AGENT_NOUN.finditer(norm):
-        words = [w for w in m.group(1).split() if w not in _ADJECTIVES]
+        words = [w for w in m.group(1).split() if w not in ADJECTIVES]
         while words and is_filler(words[0]):
             words = words[1:]
-        if not words or any(is_filler(w) for w in words) or words[-1] in _NOT_ROLES:
+        pair = _pair(words)
+        if pair:  # "a sales or refunds agent": two agents
+            out += [Role(w, f"{w} {m.group(2)}", "", "agent_noun", m.start() + k)
+                    for k, w in enumerate(pair)]
+            continue
+        if not words or any(is_filler(w) for w in words) or words[-1] in NOT_ROLES:
             continue
         rest = norm[m.end():]
-        duty = _CLAUSE_SPLIT.split(rest, maxsplit=1)[0].strip(" ,:")
+        duty = first_clause(rest).strip(" ,:")
         duty = re.sub(r"^(?:who|that|which|to|will|should|must)\s+", "", duty)[:200]
         title = " ".join([*words, m.group(2)])
-        out.append(Role(slug(_title_words(title)), title, duty, "agent_noun", m.start()))
+        out.append(Role(slug(title_words(title)), title, duty, "agent_noun", m.start()))
     return out
+
+
+def _pair(words: list[str]) -> tuple[str, str] | None:
+    """("sales", "refunds") of "sales or refunds", else None."""
+    if len(words) == 3 and words[1] in ("or", "and") and not {words[0], words[2]} & (
+            NOT_ROLES | _FILLER_WORDS):
+        return words[0], words[2]
+    return None
+
+
+_FILLER_WORDS = frozenset("a an the one this that these those".split())
 
 
 @cache
@@ -243,14 +189,40 @@ def _lexicon() -> TermIndex:
 
 def _lexicon_roles(text: Text) -> tuple[list[Role], list[Cue]]:
     roles, cues = [], []
-    for hit in _lexicon().find(text):
+    hits = _lexicon().find(text)
+    # The longest term wins: "プロダクト マネージャー" is a product manager, not a manager.
+    spans = [(h.start, h.end) for h in hits if h.cls.startswith("roles.")]
+    for hit in hits:
         section, _, cls = hit.cls.partition(".")
-        if section == "roles":
-            roles.append(Role(cls, hit.text, _sentence_at(text.fold, hit.start), "lexicon",
-                              hit.start))
-        else:
+        if section != "roles":
             cues.append(Cue(cls, hit.text, 1.0))
+        elif not any(s <= hit.start and hit.end <= e and e - s > hit.end - hit.start
+                     for s, e in spans):
+            nxt = min((s for s, _ in spans if s >= hit.end), default=len(text.fold))
+            roles.append(Role(cls, hit.text, _clause_after(text.fold, hit.end, nxt), "lexicon",
+                              hit.start))
     return roles, cues
+
+
+_CLAUSE_END = re.compile(r"[,;.!?()\n:，、；。！？（）：]")
+
+
+def _clause_after(fold: str, end: int, limit: int) -> str:
+    """What follows a role noun up to the clause's end or the next role ("负责搜集资料")."""
+    stop = _CLAUSE_END.search(fold, end, limit)
+    duty = fold[end:stop.start() if stop else limit].strip(" -—")
+    return duty[:200] if len(duty) >= 4 else ""
+
+
+def _native(roles: list[Role], lang: str) -> list[Role]:
+    """English-rule roles of a request in another language, less prose.
+
+    Its function words show a title to be prose ("un custom agent", "was empfiehlt der agent").
+    """
+    if lang == "en":
+        return roles
+    stop = {fold(normalize(w)) for w in table(lang, "language").get("stopwords", ())}
+    return [r for r in roles if not stop & set(r.title.split())]
 
 
 def _sentence_at(fold: str, pos: int) -> str:
@@ -264,9 +236,13 @@ def _merge(groups: list[list[Role]]) -> tuple[Role, ...]:
     """Roles in request order; a name (or a name inside another) counts once."""
     seen: dict[str, Role] = {}
     for role in sorted((r for g in groups for r in g), key=lambda r: r.position):
-        if not role.name or role.name in _BARE:
+        # "expert" alone is no name in English prose; a role noun of the tables is one.
+        if not role.name or (role.name in BARE and role.source != "lexicon"):
             continue
-        twin = next((k for k in seen if _same(k, role.name)), None)
+        # Two items of one list are two roles ("support", "technical_support"); a name
+        # written again elsewhere, or inside a longer one, is the same role.
+        twin = next((k for k, r in seen.items() if k == role.name or (
+            _same(k, role.name) and not (r.source == role.source == "header"))), None)
         if twin is None:
             seen[role.name] = role
         elif not seen[twin].duty and role.duty:
@@ -305,6 +281,7 @@ def _cue_table() -> tuple[tuple[str, re.Pattern[str], float], ...]:
     for pid, p in knowledge.patterns().items():
         rows += [(pid, re.compile(c), 1.0) for c in p.get("cues", ())]
         rows += [(pid, re.compile(c), 0.4) for c in p.get("weak_cues", ())]
+        rows += [(pid, re.compile(c), 2.0) for c in p.get("strong_cues", ())]
     return tuple(rows)
 
 
@@ -331,6 +308,18 @@ def _cues(masked: str) -> list[Cue]:
     return out
 
 
+def _distinct(cues: list[Cue]) -> tuple[Cue, ...]:
+    """The cues, each word once per pattern.
+
+    One word is one piece of evidence: "routing" read by the English and the French tables
+    counts once.
+    """
+    seen: dict[tuple[str, str], Cue] = {}
+    for c in cues:
+        seen.setdefault((c.pattern, fold(c.phrase).strip()), c)
+    return tuple(seen.values())
+
+
 def analyse(raw: str) -> RequestAnalysis:
     """Analyse a request (already checked by the security policy)."""
     text = Text.of(raw[:20_000])
@@ -344,15 +333,16 @@ def analyse(raw: str) -> RequestAnalysis:
     for ln in lines:
         offsets.append(pos)
         pos += len(ln) + 1
-    headers = _header_roles(lines, offsets)
+    headers = header_roles(lines, offsets, lang)
     # A list of roles is the strongest evidence; prose around it mostly describes the system.
-    prose = [] if len(headers) >= 2 else [_clause_roles(split), _agent_noun_roles(split)]
-    en_groups = [headers, *prose]
-    roles = _merge([*en_groups, lex_roles] if lang == "en" else [lex_roles, *en_groups])
+    prose = [] if len(headers) >= 2 else [
+        _native(_clause_roles(split), lang), _native(_agent_noun_roles(split), lang),
+        lex_roles, enumerated_roles(text, lang)]
+    roles = _merge([headers, chain_roles(lines, offsets, lang), bold_roles(split, lang), *prose])
     masked = mask_roles(norm, roles)
     counts, caps = _counts(norm)
     sentences = tuple(s.strip() for s in re.split(r"(?<=[.!?。！？])\s*|\n", lined) if s.strip())
-    cues = tuple(_cues(masked) + lex_cues)
+    cues = _distinct(_cues(masked) + lex_cues)
     return RequestAnalysis(lang, sentences[:200], roles, _steps(lines), counts, caps, cues,
                            masked, _not_understood(text, sentences, lang))
 

@@ -6,6 +6,7 @@ One small function per pattern builds its IR shape (see templates/patterns); mod
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import pairwise
@@ -116,9 +117,11 @@ def prompt_chaining(x: ShapeInput) -> Topology:
 def routing(x: ShapeInput) -> Topology:
     """Router -route-> one specialist per area; a generalist is the default."""
     named, rest = x.take("router")
+    if named is None and x.named and _DIRECTS.search(x.named[0].duty):
+        named, rest = x.named[0], x.named[1:]  # "handles the user and directs them to ..."
     router = _as(named, "router") if named else AgentPlan(
         "router", "router", "sending each request to the right specialist", (), 4)
-    if x.named and len(rest) >= 2:
+    if x.named and (len(rest) >= 2 or (named is not None and rest)):
         edges = [_e(router.name, s.name, "route", condition=route_condition(s))
                  for s in rest[:-1]]
         edges.append(_e(router.name, rest[-1].name, "route", default=True,
@@ -132,6 +135,10 @@ def routing(x: ShapeInput) -> Topology:
     edges.append(_e(router.name, fallback.name, "route", default=True, condition="anything else"))
     agents = [router, *specs, fallback]
     return Topology(router.name, agents, edges, _node("routing", agents))
+
+
+# A duty that sends work on: its role is the router.
+_DIRECTS = re.compile(r"\b(?:rout|direct|dispatch|triag|forward|redirect)(?:e|es|s|ing|ed)?\b")
 
 
 def route_condition(plan: AgentPlan) -> str:
@@ -186,7 +193,7 @@ def voting(x: ShapeInput) -> Topology:
 
 def orchestrator_workers(x: ShapeInput) -> Topology:
     """Orchestrator with one worker per area, called as tools."""
-    named, rest = x.take("coordinator")
+    named, rest = _lead(x)
     lead = replace(_as(named, "coordinator"), max_iterations=12) if named else AgentPlan(
         "orchestrator", "coordinator", "decomposing, delegating and synthesizing", (), 12)
     workers = rest if x.named else x.team()
@@ -198,9 +205,21 @@ def orchestrator_workers(x: ShapeInput) -> Topology:
     return Topology(lead.name, agents, edges, _node("orchestrator_workers", agents))
 
 
+_LEADS = re.compile(r"\b(?:coordinat|orchestrat|delegat|oversee|supervis)\w*")
+
+
+def _lead(x: ShapeInput) -> tuple[AgentPlan | None, list[AgentPlan]]:
+    """The named coordinator, else the named role whose duty coordinates the others."""
+    named, rest = x.take("coordinator")
+    if named is None and x.named:
+        named = next((r for r in x.named if _LEADS.search(r.duty)), None)
+        rest = [r for r in x.named if r is not named]
+    return named, rest
+
+
 def supervisor(x: ShapeInput) -> Topology:
     """Supervisor -route-> worker; each worker reports back (capped loop)."""
-    named, rest = x.take("coordinator")
+    named, rest = _lead(x)
     sup = replace(_as(named, "coordinator"), max_iterations=6) if named else AgentPlan(
         "supervisor", "coordinator", "choosing the next worker and finishing", (), 6)
     workers = rest if x.named else x.team()

@@ -1,0 +1,192 @@
+"""Roles a request lists: list items, headings, table rows, bold names and enumerations.
+
+"Title: duty", "Title (duty)", a heading with its duty on the lines below, "| Title | ... |
+duty |", "l'**Agent RAG**", "agentes especializados (Suporte, Vendas e Gerente)". English titles
+follow the open role rule; titles in other languages are read by generator/naming.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+from a4a.generator.naming import read_title
+from a4a.generator.rolewords import (
+    PLACEHOLDER,
+    PLURAL,
+    Role,
+    is_filler,
+    is_role_word,
+    slug,
+    title_words,
+)
+from a4a.generator.text import Text
+
+_MARKS = re.compile(r"^\s*(?:(?:[-•●>├└│─┬┌]+|\*(?!\*)|\d{1,2}[.)、]|#{1,6})\s*){1,3}")
+_HEADER = re.compile(r"^(?P<title>[^:：\n]{2,60}?)\s*(?:[:：]|\s[-–—→]\s|\s?->\s)\s*"
+                     r"(?P<duty>.*)$")
+_PAREN = re.compile(r"^(?P<title>[^()（）\n]{2,60}?)\s*[(（](?P<duty>[^()（）]{2,200})[)）]\s*$")
+# A label before a duty on the line under a heading ("**Aufgabe:** ...", "But :").
+_LABEL = re.compile(r"^(?:\*\*|__)?[^\W\d_][^*:：\n]{0,20}?(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*")
+_ARROW = re.compile(r"→|->|⟶|=>")
+_BOLD = re.compile(r"^(?:\*\*|__)(?P<title>[^*_\n]{2,60}?)(?:\*\*|__)\s*[:：]?\s*(?P<duty>.*)$")
+
+def header_roles(lines: list[str], offset: list[int], lang: str) -> list[Role]:
+    """Roles of list items, headings and table rows.
+
+    "Title: duty", "Title (duty)", a heading with the duty on the lines under it,
+    "| Title | ... | duty |".
+    """
+    out = []
+    for i, line in enumerate(lines):
+        found = _line_role(line, lang)
+        if found is None:
+            continue
+        name, title, duty = found
+        duty = duty or _duty_below(lines, i, lang)
+        out.append(Role(name, title, _first_sentence(duty), "header", offset[i]))
+    return out
+
+
+def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
+    """(name, title, duty) of a line that names a role, else None."""
+    if line.lstrip().startswith("|"):
+        cells = [c.strip(" *_`") for c in line.strip().strip("|").split("|")]
+        if len(cells) < 2:
+            return None
+        # "| Vigil | `risk-flagger` | Legal risk analysis |": the first cell that names a role
+        for cell in cells[:-1]:
+            title = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", cell)
+            name = _title_name(title.strip(), lang) if title.strip() else ""
+            if name:
+                return name, title.strip(), cells[-1]
+        return None
+    elif len(_ARROW.findall(line)) >= 2:  # "Researcher → Writer → Reviewer" is a chain
+        return None
+    else:
+        marked = _MARKS.match(line)
+        body = line[marked.end():] if marked else line
+        m = (_BOLD.match(body.strip()) or _HEADER.match(PLACEHOLDER.sub(" ", body).strip())
+             or _PAREN.match(body.strip()))
+        if m:
+            title, duty = m.group("title"), m.group("duty")
+        # A title alone: bold, a heading, or a short item ("- validador", never
+        # "- Devuelve retroalimentación al redactor").
+        elif body.startswith(("**", "__")) or line.lstrip().startswith("#") or (
+                marked and len(body.split()) <= 3):
+            title, duty = PLACEHOLDER.sub(" ", body), ""
+        else:
+            return None
+    title = title.strip(" *_-:：")
+    title = title[m.end():] if (m := _MARKS.match(title)) else title  # "**1. Agente X**"
+    name = _title_name(title, lang)
+    return (name, title, duty.strip(" *_")) if name else None
+
+
+def _title_name(title: str, lang: str) -> str:
+    """The ASCII name of a title that names a role, "" when it names none."""
+    if len(title) > 60 or len(title.split()) > 6:
+        return ""
+    words = re.findall(r"[a-z][a-z0-9-]*", title.lower())
+    english = (title.isascii() and 1 <= len(words) <= 5 and is_role_word(words[-1])
+               and words[-1] not in PLURAL and not any(is_filler(w) and w != "of" for w in words))
+    if lang == "en":
+        return slug(title_words(title)) if english else ""
+    reading = read_title(title)
+    if not reading.words:
+        return ""
+    if reading.team:
+        return ""
+    if reading.role or (reading.names_agent and not english):
+        return reading.name
+    return slug(title_words(title)) if english else ""
+
+
+def _duty_below(lines: list[str], i: int, lang: str) -> str:
+    """The duty written on the lines under a heading, up to the next role or heading."""
+    parts: list[str] = []
+    for ln in lines[i + 1:i + 3]:
+        if ln.lstrip().startswith(("#", "|")) or _line_role(ln, lang) is not None:
+            break
+        body = ln[m.end():] if (m := _MARKS.match(ln)) else ln
+        labelled = _LABEL.sub("", body.strip(), count=1).strip(" *_")
+        if labelled != body.strip(" *_") and not parts:  # "**Aufgabe:** ..." is the duty
+            return labelled.rstrip(" .;")
+        if labelled:
+            parts.append(labelled.rstrip(" .;"))
+    return "; ".join(parts)
+
+
+def _first_sentence(text: str) -> str:
+    return re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0][:240].strip()
+
+
+_GROUP = re.compile(r"[(（](?P<p>[^()（）\n]{3,120})[)）]"
+                    r"|[:：]\s*(?P<c>[^.!?;\n。！？；:：]{3,160})")
+_ITEM_SPLIT = re.compile(r"\s*(?:[,，、;/]|\s(?:and|or|y|e|et|ou|o|und|oder|и|или)\s)\s*")
+def chain_roles(lines: list[str], offset: list[int], lang: str) -> list[Role]:
+    """"(Product Manager → Tech Lead → Developer → QA)": a chain of arrows between roles.
+
+    Every item counts when most of them name a role; "error → cause → fix" names none.
+    """
+    out = []
+    for i, line in enumerate(lines):
+        if len(_ARROW.findall(line)) < 2:
+            continue
+        items = [_chain_item(it) for it in _ARROW.split(line)]
+        names = [_title_name(it, lang) or _chain_name(it) for it in items]
+        named = sum(bool(_title_name(it, lang)) for it in items)
+        if len(items) > 8 or any(not n or len(it.split()) > 4 for n, it in zip(names, items,
+                                                                               strict=True)):
+            continue
+        if named * 2 > len(items):
+            out += [Role(n, it, "", "chain", offset[i] + k)
+                    for k, (n, it) in enumerate(zip(names, items, strict=True))]
+    return out
+
+
+def _chain_item(item: str) -> str:
+    """An item of a chain without the text around the chain: "A team (Product Manager"."""
+    item = re.sub(r"\([^()]*\)", " ", item)
+    item = item.rsplit("(", 1)[-1].split(")", 1)[0].rsplit(": ", 1)[-1]
+    return re.sub(r"[*_`]", " ", item).strip(" -:.")
+
+
+def _chain_name(item: str) -> str:
+    words = re.findall(r"[a-z][a-z0-9]*", item.lower())
+    return slug(words) if words and len(item) <= 30 else ""
+
+
+_BOLD_SPAN = re.compile(r"(?:\*\*|__)([^*_\n]{2,40})(?:\*\*|__)")
+
+
+def bold_roles(split: str, lang: str) -> list[Role]:
+    """Agents a request in another language names in bold prose ("l'**Agent RAG**")."""
+    if lang == "en":
+        return []
+    out = []
+    for m in _BOLD_SPAN.finditer(split):
+        reading = read_title(m.group(1))
+        if reading.agent and reading.words:
+            out.append(Role(reading.name, m.group(1).strip(), "", "bold", m.start()))
+    return out
+
+
+def enumerated_roles(text: Text, lang: str) -> list[Role]:
+    """"agentes especializados (Suporte, Vendas e Gerente)": a list after a word for agents."""
+    if lang == "en":
+        return []
+    out = []
+    for m in _GROUP.finditer(text.fold):
+        items = [i.strip(" *_-") for i in _ITEM_SPLIT.split(m.group("p") or m.group("c"))]
+        if not 2 <= len(items) <= 8 or any(not i or len(i.split()) > 3 for i in items):
+            continue
+        readings = [read_title(i) for i in items]
+        before = read_title(text.fold[max(0, m.start() - 60):m.start()])
+        if not all(r.words for r in readings) or not (before.agents or all(r.names_agent
+                                                                    for r in readings)):
+            continue
+        out += [Role(r.name, i, "", "list", m.start() + k) for k, (r, i) in
+                enumerate(zip(readings, items, strict=True))]
+    return out
+
+

@@ -1,0 +1,139 @@
+"""ASCII names for roles written in any of the eight languages.
+
+A role's written title ("Analista de Dados", "議事録エージェント", "Аналитик данных") becomes an
+ASCII snake_case name: role nouns become their English class (templates/lang/<code>/
+analysis.yaml `roles`), other words their English gloss (`glossary`), words meaning "agent"
+(`agent`) and function words (language.yaml `stopwords`) are dropped, remaining Latin words
+keep their folded spelling and Cyrillic words are transliterated. The role noun comes last,
+as in an English compound ("data_analyst"). Chinese and Japanese match without word
+boundaries, longest term first.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from a4a.generator.text import LANGUAGES, fold, normalize, table, terms
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_TOKEN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[^\W\d_]+")
+_CYR = dict(zip("абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
+                ["a", "b", "v", "g", "d", "e", "e", "zh", "z", "i", "i", "k", "l", "m", "n", "o",
+                 "p", "r", "s", "t", "u", "f", "kh", "ts", "ch", "sh", "shch", "", "y", "", "e",
+                 "yu", "ya"], strict=True))
+_EN_FILLER = frozenset("a an the of for and or with in on at by to from ai llm ki ia ии multi "
+                        "system team crew".split())
+ROLE, GLOSS, AGENT = "role", "gloss", "agent"
+# A title with one of these names a team of agents, not one ("Analyst Team 并行分析").
+_TEAM = re.compile(r"\b(?:team|teams|crew|squad|equipo|equipe|équipe|команда)\b|团队|小组|チーム")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a title says: its ASCII name words and whether it names an agent."""
+
+    words: tuple[str, ...]
+    role: str  # the English class of its role noun ("" when none)
+    agent: bool  # its head is a word meaning "agent"
+    agents: bool = False  # it holds a word meaning "agents"
+
+    @property
+    def name(self) -> str:
+        """The snake_case name (at most three words), "" when nothing is left."""
+        return "_".join(self.words[-3:])[:40]
+
+    team: bool = False  # it names a team
+
+    @property
+    def names_agent(self) -> bool:
+        """A role noun or an agent word, something left to name it by, and not a team."""
+        return bool(self.words) and (bool(self.role) or self.agent) and not self.team
+
+
+@cache
+def _vocabulary() -> tuple[dict[str, tuple[str, str]], tuple[tuple[str, str, str], ...],
+                           dict[str, tuple[str, str]]]:
+    """Exact words, prefixes (core, kind, value) and CJK terms of the naming tables."""
+    exact: dict[str, tuple[str, str]] = {}
+    prefix: list[tuple[str, str, str]] = []
+    cjk: dict[str, tuple[str, str]] = {}
+    for section, kind in (("agent", AGENT), ("roles", ROLE), ("glossary", GLOSS)):
+        for cls, items in terms("analysis", section).items():
+            for _, term in items:
+                core = fold(normalize(term.strip("*")))
+                if not core or " " in core:
+                    continue
+                value = (kind, cls)
+                if _CJK.fullmatch(core):
+                    cjk.setdefault(core, value)
+                elif term.endswith("*"):
+                    prefix.append((core, kind, cls))
+                else:
+                    exact.setdefault(core, value)
+    prefix.sort(key=lambda p: -len(p[0]))
+    return exact, tuple(prefix), cjk
+
+
+@cache
+def _stopwords() -> frozenset[str]:
+    return frozenset(fold(normalize(w)) for lang in LANGUAGES
+                     for w in table(lang, "language").get("stopwords", ())) | _EN_FILLER
+
+
+def _word(word: str) -> tuple[str, str] | None:
+    exact, prefix, _ = _vocabulary()
+    if word in exact:
+        return exact[word]
+    return next(((k, c) for core, k, c in prefix if word.startswith(core)), None)
+
+
+def _cjk_run(run: str) -> list[tuple[str, str]]:
+    """Longest known terms of a CJK run, left to right; unknown characters are skipped."""
+    _, _, cjk = _vocabulary()
+    longest = max((len(t) for t in cjk), default=0)
+    out, i = [], 0
+    while i < len(run):
+        for n in range(min(longest, len(run) - i), 0, -1):
+            hit = cjk.get(run[i:i + n])
+            if hit:
+                out.append(hit)
+                i += n
+                break
+        else:
+            i += 1
+    return out
+
+
+def transliterate(word: str) -> str:
+    """Cyrillic letters in Latin ones; other characters kept."""
+    return "".join(_CYR.get(ch, ch) for ch in word)
+
+
+def read_title(title: str) -> Reading:
+    """The ASCII reading of a role's written title."""
+    role, agent, plural, mods = "", False, False, []
+    found = [f for tok in _TOKEN.findall(fold(normalize(title)))
+             for f in (_cjk_run(tok) if _CJK.fullmatch(tok) else [_word(tok) or ("", tok)])]
+    for k, (kind, value) in enumerate(found):
+        if kind == AGENT:
+            # Only the head of a title names one agent: "Agente Investigador",
+            # "検索エージェント", "Trader Agent 综合", not "TradingAgents 核心特点".
+            plural = plural or value == "agents"
+            agent = agent or (value == "agent" and k in (0, len(found) - 1))
+        elif kind == ROLE and not role:
+            role = value
+        elif kind in (GLOSS, ROLE):
+            mods.append(value)
+        elif value not in _stopwords() and not _CJK.search(value):
+            mods.append(transliterate(value))
+    words = [w for w in (re.sub(r"[^a-z0-9_]+", "", m) for m in [*mods, role]) if w]
+    team = bool(_TEAM.search(normalize(title)))
+    return Reading(tuple(dict.fromkeys(words)), role, agent, plural, team)
+
+
+def role_class(word: str) -> str:
+    """The English class of a role noun written in any language ("" when unknown)."""
+    hit = _word(fold(normalize(word)))
+    return hit[1] if hit and hit[0] == ROLE else ""

@@ -1,0 +1,86 @@
+"""Control flow read from all the evidence: cue weights, homonym cues, cues in every language,
+arrow chains, and the named role that routes or leads."""
+
+from __future__ import annotations
+
+from a4a.generator.analysis import analyse
+from a4a.generator.pipeline import compile_request
+
+
+def _pattern(text: str) -> str:
+    return compile_request(text).spec.pattern
+
+
+def test_generic_words_count_once_and_an_arrow_chain_is_explicit_structure() -> None:
+    text = ("A multi-agent framework for incident triage. It orchestrates a team of agents, a "
+            "crew of intelligent agents.\n\nMonitorAgent → TriageAgent → ResolutionAgent\n")
+    a = analyse(text)
+    assert a.scores()["orchestrator_workers"] == 1.4  # one strong cue + generic words once
+    assert a.scores()["prompt_chaining"] == 2.0
+    assert [r.name for r in a.roles] == ["monitor", "triage", "resolution"]
+    assert _pattern(text) == "prompt_chaining"
+
+
+def test_a_chain_of_things_that_are_not_roles_names_no_roles() -> None:
+    a = analyse("RAG grounding over playbook snippets (error → cause → fix).")
+    assert a.roles == ()
+    team = analyse("A team (Product Manager → Tech Lead → Developer → QA) refines plans.")
+    assert [r.name for r in team.roles] == ["product_manager", "tech_lead", "developer", "qa"]
+
+
+def test_words_that_only_sound_like_control_flow_are_no_cues() -> None:
+    for text in ("A multi-agent system that optimizes the energy supply chain.",
+                 "A tutor that gives step-by-step explanations for any topic.",
+                 "It picks the answer so that the output reflects the consensus."):
+        assert "prompt_chaining" not in analyse(text).scores(), text
+        assert "reflection" not in analyse(text).scores(), text
+    assert "prompt_chaining" in analyse("The agents run in a fixed chain.").scores()
+    assert "voting" in analyse("The output reflects the consensus among agents.").scores()
+
+
+def test_cues_in_every_language() -> None:
+    cases = {
+        "Construisez un pipeline séquentiel puis une collecte parallèle": "prompt_chaining",
+        "Un flujo secuencial de agentes": "prompt_chaining",
+        "Ein sequenzieller Ablauf mit drei Agenten": "prompt_chaining",
+        "GigaAgent — это агент-оркестратор, который использует субагентов": "orchestrator_workers",
+        "Um orquestrador delega tarefas aos subagentes": "orchestrator_workers",
+        "サブエージェントに委任する": "orchestrator_workers",
+    }
+    for text, pattern in cases.items():
+        assert pattern in analyse(text).scores(), text
+
+
+def test_the_first_named_role_that_directs_requests_is_the_router() -> None:
+    spec = compile_request(
+        "A customer service bot.\n"
+        "1. **User Interface Assistant**: Handles initial user interactions and directs them "
+        "to the help center assistant based on their needs.\n"
+        "2. **Help Center Assistant**: Provides detailed help and support.").spec
+    assert spec.pattern == "routing"
+    assert [a.name for a in spec.agents] == ["user_interface_assistant", "help_center_assistant"]
+
+
+def test_the_named_role_whose_duty_coordinates_leads_the_orchestrator() -> None:
+    spec = compile_request(
+        "A game design team orchestrated by a coordinator.\n"
+        "- **Story Agent**: specializes in narrative design and world-building\n"
+        "- **Gameplay Agent**: focuses on game mechanics and systems design\n"
+        "- **Task Agent**: coordinates between all specialized agents").spec
+    assert spec.pattern == "orchestrator_workers"
+    assert spec.entry == "task" and len(spec.agents) == 3
+
+
+def test_a_word_two_tables_read_counts_once() -> None:
+    text = ("Construisez un assistant de recherche.\n- Implémenter un pipeline séquentiel\n"
+            "- (Bonus) Créer un custom agent avec routing intelligent")
+    a = analyse(text)
+    assert a.scores()["routing"] == 1.0 and a.scores()["prompt_chaining"] == 2.0
+    assert _pattern(text) == "prompt_chaining"
+
+
+def test_nested_chats_are_orchestration() -> None:
+    text = ("Showcases how to solve supply chain optimization problems using nested chats, a "
+            "coding agent, and a safeguard agent.")
+    assert "orchestrator_workers" in analyse(text).scores()
+    assert "prompt_chaining" not in analyse(text).scores()

@@ -1,0 +1,165 @@
+"""Roles, duties and cues read from requests in the seven other languages, ASCII role names,
+duty clauses kept whole at parentheses, and the sense rules of stock and finance."""
+
+from __future__ import annotations
+
+from a4a.generator.analysis import analyse, first_clause
+from a4a.generator.naming import read_title, transliterate
+from a4a.generator.pipeline import compile_request
+
+
+def _roles(text: str) -> list[tuple[str, str]]:
+    return [(r.name, r.duty) for r in analyse(text).roles]
+
+
+def test_japanese_list_of_agents_gets_translated_names_and_duties() -> None:
+    text = ("複数のAIエージェントが協調してタスクを実行します。\n"
+            "- **議事録エージェント**: 文字起こしから議事録を生成\n"
+            "- **タスク抽出エージェント**: 議事録からタスクを抽出\n"
+            "- **検索エージェント**: ナレッジベースから情報を検索")
+    assert _roles(text) == [("minutes", "文字起こしから議事録を生成"),
+                            ("task_extraction", "議事録からタスクを抽出"),
+                            ("search", "ナレッジベースから情報を検索")]
+    assert len(compile_request(text).spec.agents) >= 3
+
+
+def test_a_tree_of_roles_with_duties_in_parentheses() -> None:
+    text = ("Команда:\n├─ Market Researcher (исследует рынок)\n├─ Content Writer (пишет тексты)\n"
+            "└─ Analyst (анализирует результаты)\n\nКаждый агент — эксперт в своей области.")
+    assert _roles(text) == [("market_researcher", "исследует рынок"),
+                            ("content_writer", "пишет тексты"),
+                            ("analyst", "анализирует результаты")]
+
+
+def test_accented_bold_titles_name_the_role_class_last() -> None:
+    text = ("Sistema de IA multiagente para relatórios.\n"
+            "- **Pesquisador Científico:** busca e resume artigos recentes\n"
+            "- **Analista de Dados:** faz análise crítica e estatística\n"
+            "- **Revisor Ético:** valida aspectos de ética")
+    assert _roles(text) == [("scientific_researcher", "busca e resume artigos recentes"),
+                            ("data_analyst", "faz análise crítica e estatística"),
+                            ("ethics_reviewer", "valida aspectos de ética")]
+
+
+def test_headings_take_their_duty_from_the_line_below_and_bold_names_count() -> None:
+    text = ("Le système automatise le support client.\n"
+            "#### 1. Agent de Classification\n"
+            "* **But** : Classifier les messages entrants.\n"
+            "* Les résultats sont envoyés à l'**Agent RAG** pour l'enrichissement.\n"
+            "#### 2. Agent d'Extraction\n"
+            "* **But** : Extraire des informations du message.")
+    assert _roles(text) == [("classification", "classifier les messages entrants"),
+                            ("rag", ""), ("extraction", "extraire des informations du message")]
+
+
+def test_table_rows_name_roles_with_the_last_cell_as_duty() -> None:
+    text = ("Sistema de agentes colaborativos con CrewAI.\n\n"
+            "| Agente | Rol | Responsabilidad |\n|--------|-----|-----------------|\n"
+            "| **Researcher** | Investigador Senior | Busca información en la web |\n"
+            "| **Writer** | Escritor Técnico | Genera un borrador en Markdown |")
+    assert _roles(text) == [("researcher", "busca información en la web"),
+                            ("writer", "genera un borrador en markdown")]
+
+
+def test_a_list_after_a_word_for_agents_names_each_agent() -> None:
+    text = ("Sistema de atendimento com múltiplos agentes especializados "
+            "(Suporte, Vendas e Gerente).")
+    assert [r.name for r in analyse(text).roles] == ["support", "sales", "coordinator"]
+
+
+def test_chinese_and_japanese_role_nouns_match_longest_first() -> None:
+    text = ("MetaGPT には、プロダクト マネージャー、アーキテクト、"
+            "プロジェクト マネージャー、エンジニアが含まれています。")
+    assert [r.name for r in analyse(text).roles] == [
+        "product_manager", "architect", "project_manager", "developer"]
+    zh = "通过主题专家、恶魔辩护人与合伙人三角色博弈，提炼核心论点。"
+    assert [r.name for r in analyse(zh).roles] == ["expert", "critic", "partner"]
+
+
+def test_function_words_and_plurals_never_name_a_role() -> None:
+    text = ("Le pattern **Multi-Agents** permet de spécialiser chaque LLM.\n"
+            "1. **Agent Rédacteur** : Écrit un premier brouillon.\n"
+            "2. **Agent Critique** : Relit le brouillon.\n")
+    assert [r.name for r in analyse(text).roles] == ["writer", "critic"]
+    de = ("**Wenn ein Agent:**\n- Nicht weiterkommt\n"
+          "### 1. Fördermittel-Verifizierungs-Agent\n**Aufgabe:** Fördersummen verifizieren\n"
+          "### 2. Newsletter-Expert-Agent\n**Aufgabe:** Newsletter-System verwalten")
+    assert _roles(de) == [("fordermittel_verifizierungs", "fördersummen verifizieren"),
+                          ("newsletter_expert", "newsletter-system verwalten")]
+
+
+def test_names_are_ascii_and_never_empty() -> None:
+    assert transliterate("аналитик") == "analitik"
+    assert read_title("Аналитик данных").name == "data_analyst"
+    assert read_title("Стажёр-агент").name == "stazher"
+    assert read_title("翻译智能体").name == "translator"
+    for title in ("Аналитик данных", "Стажёр-агент", "Agente Investigador", "検索エージェント"):
+        name = read_title(title).name
+        assert name and name.isascii(), title
+
+
+def test_duty_clauses_are_never_cut_inside_parentheses() -> None:
+    rest = " over three workers (an order lookup agent, a refunds agent). Then it answers."
+    assert first_clause(rest) == " over three workers (an order lookup agent, a refunds agent)"
+    assert first_clause(" over workers (an order lookup agent. a refunds agent") == " over workers"
+    a = analyse("A triage agent over three workers (an order lookup agent, a refunds agent and "
+                "a billing agent). The triage agent answers.")
+    assert all(r.duty.count("(") == r.duty.count(")") for r in a.roles)
+
+
+def _tool_text(text: str) -> str:
+    spec = compile_request(text).spec
+    return " ".join(f"{t.name} {t.description}" for t in spec.tools).lower()
+
+
+def test_stock_trading_and_financial_analysis_are_not_inventory_or_expenses() -> None:
+    trading = _tool_text("Automated Trading Bot: Automates stock trading with real-time market "
+                         "analysis.")
+    assert not any(w in trading for w in ("warehouse", "stock level", "supplier"))
+    team = _tool_text("A team of AI agents that work together as a financial analyst.\n"
+                      "- Web Agent for general internet research\n"
+                      "- Finance Agent for detailed financial analysis\n"
+                      "- Real-time financial data access through YFinance")
+    assert "expense" not in team and "reimburse" not in team
+
+
+def test_items_of_one_list_stay_distinct_roles() -> None:
+    text = ("Support agents:\n- AgentManager: Orchestrates all agents and handles routing\n"
+            "- GeneralSupportAgent: Handles general customer queries\n"
+            "- TechnicalSupportAgent: Specialized in technical issues\n"
+            "- BillingSupportAgent: Handles payment and billing queries")
+    assert [r.name for r in analyse(text).roles] == [
+        "agent_manager", "support", "technical_support", "billing_support"]
+
+
+def test_a_table_names_its_role_in_any_cell_before_the_duty() -> None:
+    text = ("| Agent | ID | Role |\n|---|---|---|\n"
+            "| Vigil | `risk-flagger` | Legal risk analysis and scoring |\n"
+            "| Quill | `redline-drafter` | Redline generation |\n"
+            "| **rca-investigator** | Root cause analysis | Deep investigation |")
+    assert _roles(text) == [("risk_flagger", "legal risk analysis and scoring"),
+                            ("redline_drafter", "redline generation"),
+                            ("rca_investigator", "deep investigation")]
+
+
+def test_one_noun_for_two_agents_names_both() -> None:
+    a = analyse("A triage agent, which takes in user inputs and chooses whether to respond "
+                "directly, or triage the request to a sales or refunds agent.")
+    assert [r.name for r in a.roles] == ["triage", "sales", "refunds"]
+
+
+def test_a_plain_item_names_a_role_only_when_short_and_numbers_are_no_part_of_names() -> None:
+    text = ("**1. Agente Investigador**\n- Realiza búsquedas en la web\n"
+            "**2. Agente Redactor**\n- Produce un borrador del informe\n"
+            "**3. Agente Revisor**\n- Evalúa coherencia\n- Devuelve retroalimentación al redactor")
+    a = analyse(text)
+    assert [(r.name, r.title) for r in a.roles] == [
+        ("researcher", "agente investigador"), ("writer", "agente redactor"),
+        ("reviewer", "agente revisor")]
+    assert "evaluator_optimizer" in a.scores()
+
+
+def test_a_team_heading_is_no_role() -> None:
+    assert not read_title("Analyst Team 并行分析").names_agent
+    assert not read_title("Equipo de Investigadores").names_agent
+    assert read_title("Trader Agent 综合").names_agent
