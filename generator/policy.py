@@ -206,13 +206,14 @@ def explain(text: str) -> dict[str, Any]:
 
 
 def check_output(spec: FrameworkSpec) -> list[Issue]:
-    """Generated frameworks get no network, shell or unvetted tools, whatever the request."""
-    out = []
-    for i, t in enumerate(spec.tools):
-        kind, _, ref = t.implementation.partition(":")
-        if kind == "sandbox" or (kind == "builtin" and ref in knowledge.NETWORK_BUILTINS):
-            out.append(Issue("policy.capability", f"tools[{i}]", f"generated tool {t.name!r} "
-                             f"uses {t.implementation}, which generated frameworks may not have",
-                             "Remove the tool."))
-    return out
+    """The tools a generated framework may not hold, whatever the request asked for.
 
+    One table decides (`knowledge.generated_may_hold`): world operations, vetted MCP servers,
+    sandboxed code and the workspace, web and clock builtins (web tools answer
+    `network_disabled` until a run enables the network). Shells, `http_get`, import paths and
+    unvetted MCP servers are refused.
+    """
+    return [Issue("policy.capability", f"tools[{i}]", f"generated tool {t.name!r} uses "
+                  f"{t.implementation}, which generated frameworks may not have",
+                  "Remove the tool.")
+            for i, t in enumerate(spec.tools) if not knowledge.generated_may_hold(t.implementation)]
