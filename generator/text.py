@@ -106,7 +106,9 @@ def fold(norm: str) -> str:
 
 def _unleet(m: re.Match[str]) -> str:
     word = m.group(0)
-    if word.isascii() and re.search("[a-z]", word) and re.search(r"[0-9@$]", word):
+    # Latin words only (accents too: "b3trüg3r"); digits in other scripts are no disguise.
+    if all(c < "\u0250" for c in word) and re.search("[a-z]", word) \
+            and re.search(r"[0-9@$]", word):
         return word.translate(_LEET)
     return word
 
