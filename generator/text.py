@@ -362,6 +362,7 @@ class TermIndex:
         self._other: list[tuple[tuple[Token, ...], tuple[Owner, ...]]] = []
         self._cjk: dict[str, list[tuple[re.Pattern[str], tuple[Owner, ...]]]] = {}
         long: dict[str, list[Owner]] = {}
+        self._long_open: set[str] = set()  # long terms that may go on ("password*")
         for term, who in owners.items():
             self._add(term, tuple(dict.fromkeys(who)), long)
         alts = sorted(long, key=lambda w: (-len(w), w))
@@ -388,6 +389,8 @@ class TermIndex:
         joined = "".join(c for k, c in toks if k != "~")
         if len(joined) >= LONG_TERM and "~" not in (k for k, _ in toks):
             long.setdefault(joined, []).extend(who)
+            if toks[-1][0] in ("^", "%"):
+                self._long_open.add(joined)
 
     def find(self, text: Text, anywhere: Iterable[str] = ()) -> list[Hit]:
         """Every hit of every class in `text`, by position.
@@ -441,7 +444,9 @@ class TermIndex:
         for m in self._long.finditer(compact):
             start, end = idx[m.start()], idx[m.end() - 1] + 1
             span = text.fold[start:end]
-            if " " in span and (start == 0 or not text.fold[start - 1].isalnum()):
+            ends = end == len(text.fold) or not text.fold[end].isalnum()
+            if " " in span and (start == 0 or not text.fold[start - 1].isalnum()) \
+                    and (ends or m.group() in self._long_open):
                 out += [Hit(c, start, end, span, lang) for c, lang in self._long_owners[m.group()]]
         return out
 
