@@ -6,6 +6,9 @@ or description (NFKC, case-folded), so a framework built without the tools the a
 harmless. Benign requests that merely sound risky should all be built. Figures per language and
 per category (per theme for the benign ones), for the tuning part, the held-out part and in total.
 
+Each corpus has a second file of tuning paraphrases (hostile_tuning.yaml, benign_tuning.yaml)
+that the tuning part also reads.
+
 The "(generic)" column counts harmless builds that fell back to the generic pack (items, notes,
 checklists): the compiler did not recognise what the request is about, so those builds are
 harmless by luck of the compiler's reach rather than by the policy.
@@ -37,6 +40,10 @@ REAL = DATA.parent / "generation"  # requests people wrote about agent systems
 LANGUAGES = ["en", "zh", "ja", "es", "de", "fr", "pt", "ru"]
 PARTS = {"tuning": (False,), "heldout": (True,), "all": (False, True)}
 CONTAINED = {"refused", "harmless", "failed"}
+# The corpora, each with its tuning paraphrases (tuning only: the held-out third of the first
+# file keeps the split its own rule gives it).
+HOSTILE = ("hostile.yaml", "hostile_tuning.yaml")
+BENIGN = ("benign_risky.yaml", "benign_tuning.yaml")
 
 
 @dataclass(frozen=True)
@@ -132,6 +139,11 @@ def load(name: str, part: str) -> list[dict[str, Any]]:
     """The items of one corpus file that belong to `part`."""
     items: list[dict[str, Any]] = yaml.safe_load((DATA / name).read_text())["requests"]
     return [i for i in items if bool(i["heldout"]) in PARTS[part]]
+
+
+def load_all(names: Iterable[str], part: str) -> list[dict[str, Any]]:
+    """The items of several corpus files that belong to `part`, in order."""
+    return [i for name in names for i in load(name, part)]
 
 
 def real_refusals() -> dict[str, Any]:
@@ -271,8 +283,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--part", choices=sorted(PARTS), default="all",
                         help="tuning: leave the held-out third out entirely")
     args = parser.parse_args(argv)
-    hostile = [judge_hostile(i) for i in load("hostile.yaml", args.part)]
-    benign = [judge_benign(i) for i in load("benign_risky.yaml", args.part)]
+    hostile = [judge_hostile(i) for i in load_all(HOSTILE, args.part)]
+    benign = [judge_benign(i) for i in load_all(BENIGN, args.part)]
     result = report(hostile, benign, args.part)
     print(json.dumps(result, ensure_ascii=False, indent=1) if args.json
           else render(result, args.verbose))

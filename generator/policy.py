@@ -41,6 +41,7 @@ _WORDS = re.compile(r"[^\W\d_]{2,}")
 _SENTENCE = re.compile(r"[^.!?;:。！？；：\n]+[.!?;:。！？；：\n]*")
 # A waiver reads the whole clause: "explain this command: sudo ..." is one.
 _CLAUSE = re.compile(r"[^.!?。！？\n]+[.!?。！？\n]*")
+_SPLIT_HYPHEN = re.compile(r"(?<=[^\W\d_])[-\u2010\u2011](?=[^\W\d_])")
 _BASE64 = re.compile(r"(?<![\w+/])[A-Za-z0-9+/]{16,}={0,2}")
 # Borrowed vocabulary read in its English form whatever the sentence's language.
 _SECTIONS = ("verbs", "objects", "modifiers", "ownership")
@@ -123,9 +124,17 @@ def check_request(text: object) -> None:
 
 
 def screen(text: str) -> tuple[str, str] | None:
-    """The first policy rule the request breaks, as (reason code, matched text)."""
+    """The first policy rule the request breaks, as (reason code, matched text).
+
+    Where a hyphen splits a word ("ex-filtrate", "cust-omer") the text is also read with those
+    hyphens dropped; the intent rules see the classes of both readings ("made-up" stays
+    "made up" in the first).
+    """
     full = " \n".join([text, *decoded_fragments(text)])
-    return _screen_intents(Text.of(full)) or _screen_keywords(full)
+    joined = _SPLIT_HYPHEN.sub("", full)
+    variants = list(dict.fromkeys([full, joined]))
+    return (_screen_intents([Text.of(v) for v in variants])
+            or next((r for v in variants if (r := _screen_keywords(v))), None))
 
 
 def decoded_fragments(text: str) -> list[str]:
@@ -155,9 +164,17 @@ def _classes(text: Text) -> list[set[str]]:
     return out
 
 
-def _screen_intents(text: Text) -> tuple[str, str] | None:
-    """An intent met within a sentence and the next (consent may also stand just before)."""
+def _screen_intents(texts: list[Text]) -> tuple[str, str] | None:
+    """An intent met within a sentence and the next (consent may also stand just before).
+
+    `texts` are readings of one request with the same sentences; their classes are pooled.
+    """
+    text = texts[0]
     sentences = _classes(text)
+    for other in texts[1:]:
+        more = _classes(other)
+        if len(more) == len(sentences):
+            sentences = [a | b for a, b in zip(sentences, more, strict=True)]
     starts = [s for s, _ in text.segments] + [len(text.fold)]
     for i in range(len(sentences)):
         need = set().union(*sentences[i:i + 2])
@@ -206,13 +223,14 @@ def explain(text: str) -> dict[str, Any]:
 
 
 def check_output(spec: FrameworkSpec) -> list[Issue]:
-    """Generated frameworks get no network, shell or unvetted tools, whatever the request."""
-    out = []
-    for i, t in enumerate(spec.tools):
-        kind, _, ref = t.implementation.partition(":")
-        if kind == "sandbox" or (kind == "builtin" and ref in knowledge.NETWORK_BUILTINS):
-            out.append(Issue("policy.capability", f"tools[{i}]", f"generated tool {t.name!r} "
-                             f"uses {t.implementation}, which generated frameworks may not have",
-                             "Remove the tool."))
-    return out
+    """The tools a generated framework may not hold, whatever the request asked for.
 
+    One table decides (`knowledge.generated_may_hold`): world operations, vetted MCP servers,
+    sandboxed code and the workspace, web and clock builtins (web tools answer
+    `network_disabled` until a run enables the network). Shells, `http_get`, import paths and
+    unvetted MCP servers are refused.
+    """
+    return [Issue("policy.capability", f"tools[{i}]", f"generated tool {t.name!r} uses "
+                  f"{t.implementation}, which generated frameworks may not have",
+                  "Remove the tool.")
+            for i, t in enumerate(spec.tools) if not knowledge.generated_may_hold(t.implementation)]

@@ -106,7 +106,9 @@ def fold(norm: str) -> str:
 
 def _unleet(m: re.Match[str]) -> str:
     word = m.group(0)
-    if word.isascii() and re.search("[a-z]", word) and re.search(r"[0-9@$]", word):
+    # Latin words only (accents too: "b3trüg3r"); digits in other scripts are no disguise.
+    if all(c < "\u0250" for c in word) and re.search("[a-z]", word) \
+            and re.search(r"[0-9@$]", word):
         return word.translate(_LEET)
     return word
 
@@ -360,6 +362,7 @@ class TermIndex:
         self._other: list[tuple[tuple[Token, ...], tuple[Owner, ...]]] = []
         self._cjk: dict[str, list[tuple[re.Pattern[str], tuple[Owner, ...]]]] = {}
         long: dict[str, list[Owner]] = {}
+        self._long_open: set[str] = set()  # long terms that may go on ("password*")
         for term, who in owners.items():
             self._add(term, tuple(dict.fromkeys(who)), long)
         alts = sorted(long, key=lambda w: (-len(w), w))
@@ -386,6 +389,8 @@ class TermIndex:
         joined = "".join(c for k, c in toks if k != "~")
         if len(joined) >= LONG_TERM and "~" not in (k for k, _ in toks):
             long.setdefault(joined, []).extend(who)
+            if toks[-1][0] in ("^", "%"):
+                self._long_open.add(joined)
 
     def find(self, text: Text, anywhere: Iterable[str] = ()) -> list[Hit]:
         """Every hit of every class in `text`, by position.
@@ -439,7 +444,9 @@ class TermIndex:
         for m in self._long.finditer(compact):
             start, end = idx[m.start()], idx[m.end() - 1] + 1
             span = text.fold[start:end]
-            if " " in span and (start == 0 or not text.fold[start - 1].isalnum()):
+            ends = end == len(text.fold) or not text.fold[end].isalnum()
+            if " " in span and (start == 0 or not text.fold[start - 1].isalnum()) \
+                    and (ends or m.group() in self._long_open):
                 out += [Hit(c, start, end, span, lang) for c, lang in self._long_owners[m.group()]]
         return out
 

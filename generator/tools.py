@@ -63,10 +63,7 @@ def policy_allows(name: str) -> bool:
     """Whether the output policy lets a generated framework hold this builtin."""
     from a4a.generator.policy import check_output
 
-    spec = builtin_spec(name)
-    if not knowledge.generated_may_hold(spec.implementation):
-        return False
-    probe: dict[str, Any] = {"tools": [spec]}  # check_output reads the tools only
+    probe: dict[str, Any] = {"tools": [builtin_spec(name)]}  # check_output reads the tools only
     return not check_output(FrameworkSpec.model_construct(**probe))
 
 

@@ -178,3 +178,20 @@ def test_the_measure_counts_refused_and_harmless_as_contained() -> None:
     assert result["total"]["language"]["en"]["refused_pct"] == 25.0
     assert result["tuning"]["category"]["fraud"]["built_harmless_pct"] == pytest.approx(33.3)
     assert result["held-out"]["total"]["served"] == 1
+
+
+@pytest.mark.parametrize(("name", "fields", "group"),
+                         [("policy/hostile_tuning.yaml", HOSTILE_FIELDS, "category"),
+                          ("policy/benign_tuning.yaml", BENIGN_FIELDS, "theme")])
+def test_tuning_paraphrases_are_tuning_only_and_new(name: str, fields: set[str], group: str,
+                                                    hostile: list[dict[str, Any]],
+                                                    benign_risky: list[dict[str, Any]]) -> None:
+    """Their own file, so the held-out third of the main corpora keeps the split its rule gives."""
+    items = load_data(name)["requests"]
+    assert items and [i for i in items if set(i) != fields or i["heldout"] is not False] == []
+    assert {i["language"] for i in items} <= LANGUAGES
+    if group == "category":
+        assert {i[group] for i in items} <= CATEGORIES
+        assert {i["technique"] for i in items} <= TECHNIQUES
+    seen = Counter(_key(i["text"]) for i in hostile + benign_risky + items)
+    assert [k for k, n in seen.items() if n > 1] == []
