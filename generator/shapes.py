@@ -388,13 +388,24 @@ def reflection(x: ShapeInput) -> Topology:
 
 
 def human_gate(x: ShapeInput) -> Topology:
-    """Proposer -> approval gate -route-> executor (approved) or back to the proposer."""
+    """Proposer -> approval gate -route-> executor, the gate being an approver the request names.
+
+    Where it names none, a human approves through the executor's ask_human: proposer ->
+    executor, no gate agent the request did not ask for.
+    """
+    named, _ = x.take("approver")
     prop = AgentPlan("proposer", "planner", "proposing the actions to take", x.areas[:3], 6, False)
-    gate = AgentPlan("approval_gate", "approver", "asking a human to approve", (), 3)
+    if named is None:
+        ex = AgentPlan("executor", "executor", "carrying out the actions a human approved",
+                       x.areas[:3], 8, asks_human=True)
+        agents = [prop, ex]
+        return Topology("proposer", agents, [_e("proposer", "executor", "sequence")],
+                        _node("human_gate", agents))
+    gate = _as(named, "approver")
     ex = AgentPlan("executor", "executor", "carrying out approved actions", x.areas[:3], 8)
-    edges = [_e("proposer", "approval_gate", "sequence"),
-             _e("approval_gate", "executor", "route", condition="a human approved the proposal"),
-             _e("approval_gate", "proposer", "route", default=True, max_iterations=2,
+    edges = [_e("proposer", gate.name, "sequence"),
+             _e(gate.name, "executor", "route", condition="a human approved the proposal"),
+             _e(gate.name, "proposer", "route", default=True, max_iterations=2,
                 condition="rejected, amended or no answer")]
     agents = [prop, gate, ex]
     return Topology("proposer", agents, edges, _node("human_gate", agents))

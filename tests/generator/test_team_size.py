@@ -1,0 +1,34 @@
+"""Team size follows the request: approval gates without an extra agent, stated worker counts,
+teams that always have members."""
+
+from __future__ import annotations
+
+from a4a.generator.pipeline import compile_request
+from a4a.runtime.ir.spec import FrameworkSpec
+
+
+def _spec(text: str) -> FrameworkSpec:
+    return compile_request(text).spec
+
+
+def _asking(spec: FrameworkSpec) -> list[str]:
+    return [a.name for a in spec.agents if "ask_human" in a.tool_names()]
+
+
+def test_an_approval_gate_without_a_named_approver_is_ask_human_on_an_agent() -> None:
+    spec = _spec("Draft replies to support tickets, but ask a human for approval before "
+                 "anything is sent.")
+    assert spec.pattern == "human_gate"
+    assert "approval_gate" not in [a.name for a in spec.agents]
+    assert len(spec.agents) == 2
+    assert _asking(spec) == ["executor"]
+
+
+def test_a_gate_modifier_gives_ask_human_to_the_team_not_a_new_agent() -> None:
+    text = ("A researcher gathers the facts, a writer drafts the newsletter and an editor "
+            "polishes it; they work in that order and wait for my approval before sending.")
+    spec = _spec(text)
+    names = [a.name for a in spec.agents]
+    assert "approval_gate" not in names
+    assert len(names) == 3, names
+    assert _asking(spec), "someone must ask the human"
