@@ -13,9 +13,14 @@ from itertools import pairwise
 
 from a4a.generator.intent import IntentSpec
 from a4a.generator.plan import AgentPlan, Area, Topology
+from a4a.generator.rolewords import is_role_word
 from a4a.runtime.ir.spec import EdgeSpec, PatternNode
 
 MAX_AGENTS = 34
+MAX_TEAM = 8
+# Count nouns that name members of the team whatever their job ("three agents").
+_WORKER_NOUNS = frozenset("agents members workers assistants bots experts specialists "
+                          "participants personas".split())
 
 
 @dataclass(frozen=True)
@@ -38,19 +43,39 @@ class ShapeInput:
                 return max(lo, min(hi, n))
         return default
 
-    def team(self, suffix: str = "specialist", hi: int = 4) -> list[AgentPlan]:
-        """The workers: the roles the request names, then specialists for uncovered areas."""
+    def stated(self, times: bool = False) -> int | None:
+        """The number of workers the request states ("6 review agents", "3 members").
+
+        With `times`, a repeat count ("run it three times in parallel") is one too.
+        """
+        caps = self.intent.analysis.caps if self.intent.analysis else {}
+        if times and "times" in caps:
+            return max(2, min(MAX_TEAM, caps["times"]))
+        for noun, n in self.intent.counts.items():
+            if noun in _WORKER_NOUNS or is_role_word(noun.removesuffix("s")):
+                return max(1, min(MAX_TEAM, n))
+        return None
+
+    def team(self, suffix: str = "specialist", hi: int = 4, times: bool = False
+             ) -> list[AgentPlan]:
+        """The workers: the roles the request names, then specialists for uncovered areas.
+
+        A worker count the request states sets the team's size, padded with generic workers
+        where the areas run out.
+        """
         if self.intent.named_agents:
             return list(self.roles[:8])
+        stated = self.stated(times)
         size = max(2, min(hi, len(self.roles) + self.hits)) if self.roles or self.hits else 3
+        size = stated or size
         covered = {a for r in self.roles for a in r.areas}
         rest = tuple(a for a in self.areas if a not in covered)
-        team = list(self.roles[:hi]) + _specialists(rest, suffix)
-        if not team:  # out of domain: generic workers that share the task
-            n = self.count("worker", "agent", "part", default=3, hi=hi)
-            team = [AgentPlan(f"{suffix}_{i + 1}", "specialist", f"part {i + 1} of the task")
-                    for i in range(n)]
-        return team[:size]
+        team = (list(self.roles[:size]) + _specialists(rest, suffix))[:size]
+        if not team and stated is None:  # out of domain: generic workers that share the task
+            size = self.count("worker", "agent", "part", default=3, hi=hi)
+        team += [AgentPlan(f"{suffix}_{i + 1}", "specialist", f"part {i + 1} of the task")
+                 for i in range(len(team), size)]
+        return team
 
 
     @property
@@ -162,7 +187,7 @@ def parallel_sectioning(x: ShapeInput) -> Topology:
     if x.named and len(rest) >= 2:
         return _fan(split, rest, AgentPlan("aggregator", "synthesizer",
                                            "merging the parts into one answer", (), 4))
-    workers = rest if lead else x.team("worker")
+    workers = rest if lead else x.team("worker", times=True)
     if len(workers) < 2:
         workers = [*workers, AgentPlan("research_worker", "researcher", "background facts",
                                        x.areas[:2], 8, False)]
@@ -180,7 +205,7 @@ def _fan(split: AgentPlan, workers: list[AgentPlan], agg: AgentPlan) -> Topology
 def voting(x: ShapeInput) -> Topology:
     """Dispatcher -parallel-> N identical voters -> judge (majority, tie-break stated)."""
     n = x.count("voter", "reviewer", "grader", "classifier", "judge", "labeler", "annotator",
-                "analyst", "agent", "expert", "model", default=3)
+                "analyst", "agent", "expert", "model", default=x.stated(times=True) or 3)
     disp = AgentPlan("dispatcher", "coordinator", "giving every voter the same task", (), 3)
     voters = [AgentPlan(f"voter_{i + 1}", "classifier", "an independent answer", x.areas[:2], 6,
                         False) for i in range(n)]

@@ -32,3 +32,24 @@ def test_a_gate_modifier_gives_ask_human_to_the_team_not_a_new_agent() -> None:
     assert "approval_gate" not in names
     assert len(names) == 3, names
     assert _asking(spec), "someone must ask the human"
+
+
+def _workers(spec: FrameworkSpec) -> int:
+    return len({e.target for e in spec.edges if e.source == spec.entry
+                and e.kind in ("delegate", "parallel", "route")})
+
+
+def test_a_stated_worker_count_sets_the_team_size() -> None:
+    spec = _spec("A code review system coordinates 6 specialized review agents plus a "
+                 "coordinator agent that merges their findings.")
+    assert spec.pattern == "orchestrator_workers"
+    assert _workers(spec) == 6 and len(spec.agents) == 7
+    chat = _spec("Data visualization by group chat (3 members, 1 manager).")
+    assert chat.pattern == "group_chat" and len(chat.agents) == 4
+
+
+def test_a_repeat_count_sets_the_number_of_parallel_runs() -> None:
+    spec = _spec("Summarize the report: run it four times in parallel, independently, and "
+                 "merge the answers.")
+    assert spec.pattern == "parallel_sectioning"
+    assert _workers(spec) == 4
