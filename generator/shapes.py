@@ -18,6 +18,7 @@ from a4a.runtime.ir.spec import EdgeSpec, PatternNode
 
 MAX_AGENTS = 34
 MAX_TEAM = 8
+TEAM_MEMBERS = 3  # specialists under one team lead of a hierarchy
 # Count nouns that name members of the team whatever their job ("three agents").
 _WORKER_NOUNS = frozenset("agents members workers assistants bots experts specialists "
                           "participants personas".split())
@@ -267,7 +268,8 @@ def hierarchical_teams(x: ShapeInput) -> Topology:
     if len(domains) < 2:  # one domain: a team per area, each with a researcher and an executor
         return _area_teams(x, top)
     agents, edges, children = [top], [], []
-    per_team = max(1, min(5, (MAX_AGENTS - 1 - len(domains)) // len(domains)))
+    # A team is a lead and a few specialists, not one member per resource type.
+    per_team = max(1, min(TEAM_MEMBERS, (MAX_AGENTS - 1 - len(domains)) // len(domains)))
     chosen = tuple(a for d in domains for a in [b for b in x.areas if b.domain == d][:per_team])
     specialists = dict(zip(chosen, _specialists(chosen), strict=True))
     for d in domains:
@@ -285,13 +287,14 @@ def hierarchical_teams(x: ShapeInput) -> Topology:
 
 
 def _area_teams(x: ShapeInput, top: AgentPlan) -> Topology:
+    """One team per area; out of domain, two generic teams: a hierarchy is never one agent."""
     agents, edges, children = [top], [], []
-    for area in x.areas[:5]:
-        lead = AgentPlan(f"{area.resource}_lead", "coordinator", f"the {area.label} team", (), 8)
-        team = [AgentPlan(f"{area.resource}_researcher", "researcher", f"{area.label} facts",
-                          (area,), 6, False),
-                AgentPlan(f"{area.resource}_executor", "executor", f"{area.label} changes",
-                          (area,), 6)]
+    teams = [(a.resource, a.label, (a,)) for a in x.areas[:5]] or [
+        (f"team_{i + 1}", f"part {i + 1} of the task", ()) for i in range(2)]
+    for stem, label, mine in teams:
+        lead = AgentPlan(f"{stem}_lead", "coordinator", f"the {label} team", (), 8)
+        team = [AgentPlan(f"{stem}_researcher", "researcher", f"{label} facts", mine, 6, False),
+                AgentPlan(f"{stem}_executor", "executor", f"{label} changes", mine, 6)]
         edges.append(_e(top.name, lead.name, "delegate"))
         edges += [_e(lead.name, m.name, "delegate") for m in team]
         agents += [lead, *team]

@@ -53,3 +53,31 @@ def test_a_repeat_count_sets_the_number_of_parallel_runs() -> None:
                  "merge the answers.")
     assert spec.pattern == "parallel_sectioning"
     assert _workers(spec) == 4
+
+
+def test_a_hierarchy_out_of_domain_still_has_teams() -> None:
+    spec = _spec("Build a top-level supervisor over mid-level supervisors, distributed "
+                 "hierarchically, for a simple research assistant.")
+    assert spec.pattern == "hierarchical_teams"
+    assert 4 <= len(spec.agents) <= 9
+
+
+def test_a_hierarchy_team_is_a_lead_and_a_few_specialists() -> None:
+    spec = _spec("A hierarchical organisation with departments for incident response "
+                 "(alerts, on-call, postmortems) and for marketing content (campaign briefs, "
+                 "brand copy).")
+    assert spec.pattern == "hierarchical_teams"
+    leads = [a.name for a in spec.agents if a.name.endswith("_lead")]
+    assert len(leads) == 2
+    for lead in leads:
+        members = [e.target for e in spec.edges if e.source == lead and e.kind == "delegate"]
+        assert 1 <= len(members) <= 3, (lead, members)
+
+
+def test_cues_of_other_languages_for_hierarchies_and_contests() -> None:
+    es = _spec("Un sistema multi-dominio de agentes: marketing digital (campañas) y "
+               "respuesta a incidentes.")
+    assert es.pattern == "hierarchical_teams"
+    zh = _spec("通过主题专家、恶魔辩护人与合伙人三角色博弈，提炼核心论点。")
+    assert zh.pattern == "debate"
+    assert len(zh.agents) == 4  # three named sides and a judge
