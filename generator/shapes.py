@@ -231,14 +231,14 @@ def orchestrator_workers(x: ShapeInput) -> Topology:
     return Topology(lead.name, agents, edges, _node("orchestrator_workers", agents))
 
 
-_LEADS = re.compile(r"\b(?:coordinat|orchestrat|delegat|oversee|supervis)\w*")
+LEADS = re.compile(r"\b(?:coordinat|orchestrat|delegat|oversee|supervis)\w*")
 
 
 def _lead(x: ShapeInput) -> tuple[AgentPlan | None, list[AgentPlan]]:
     """The named coordinator, else the named role whose duty coordinates the others."""
     named, rest = x.take("coordinator")
     if named is None and x.named:
-        named = next((r for r in x.named if _LEADS.search(r.duty)), None)
+        named = next((r for r in x.named if LEADS.search(r.duty)), None)
         rest = [r for r in x.named if r is not named]
     return named, rest
 

@@ -81,3 +81,15 @@ def test_cues_of_other_languages_for_hierarchies_and_contests() -> None:
     zh = _spec("通过主题专家、恶魔辩护人与合伙人三角色博弈，提炼核心论点。")
     assert zh.pattern == "debate"
     assert len(zh.agents) == 4  # three named sides and a judge
+
+
+def test_agents_that_coordinate_need_no_orchestrator_nobody_named() -> None:
+    text = ("A platform that coordinates specialized agents.\n\n"
+            "- **Listing Search Agent**: finds homes for sale\n"
+            "- **Price Trend Agent**: summarizes neighbourhood price trends\n"
+            "- **Valuation Agent**: estimates what each home is worth\n")
+    spec = _spec(text)
+    assert [a.name for a in spec.agents] == ["listing_search", "price_trend", "valuation"]
+    led = text.replace("coordinates specialized agents", "has a main agent that delegates to "
+                       "specialized agents")
+    assert len(_spec(led).agents) == 4
