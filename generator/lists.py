@@ -79,7 +79,14 @@ def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
     title = title.strip(" *_-:：")
     title = title[m.end():] if (m := _MARKS.match(title)) else title  # "**1. Agente X**"
     name = _title_name(title, lang)
+    if not name and (gloss := _GLOSS.match(title)):  # "Trader Agent 综合": title, then a gloss
+        title = gloss.group(1)
+        name = _title_name(title, "en")
     return (name, title, duty.strip(" *_")) if name else None
+
+
+# A Latin title followed by a short gloss in Chinese or Japanese.
+_GLOSS = re.compile(r"^([A-Za-z][A-Za-z -]{2,40}?)\s+([\u3040-\u30ff\u3400-\u9fff][^:：]{0,20})$")
 
 
 def _title_name(title: str, lang: str) -> str:

@@ -93,3 +93,13 @@ def test_agents_that_coordinate_need_no_orchestrator_nobody_named() -> None:
     led = text.replace("coordinates specialized agents", "has a main agent that delegates to "
                        "specialized agents")
     assert len(_spec(led).agents) == 4
+
+
+def test_a_latin_role_title_with_a_chinese_gloss_is_a_role() -> None:
+    from a4a.generator.analysis import analyse
+
+    text = ("交易团队的结构：\n1. Research Analyst 调研\n   └─ 收集新闻和财务数据\n"
+            "2. Trader Agent 综合\n   └─ 整合所有分析，生成交易建议\n3. Portfolio Manager 决策\n")
+    roles = analyse(text).roles
+    assert [r.name for r in roles] == ["research_analyst", "trader", "portfolio_manager"]
+    assert "交易建议" in roles[1].duty
