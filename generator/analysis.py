@@ -67,6 +67,7 @@ class RequestAnalysis:
     sentences: tuple[str, ...]
     roles: tuple[Role, ...]
     steps: tuple[str, ...]
+    numbered: tuple[str, ...] = ()  # the steps of one numbered list ("1. Generate an outline")
     counts: dict[str, int] = field(default_factory=dict)
     caps: dict[str, int] = field(default_factory=dict)
     cues: tuple[Cue, ...] = ()
@@ -262,6 +263,18 @@ def _steps(lines: list[str]) -> tuple[str, ...]:
     return tuple(i[:120] for i in items if i)[:12]
 
 
+def _numbered(lines: list[str]) -> tuple[str, ...]:
+    """The items of the first numbered list counting up from 1, without their marks."""
+    items: list[str] = []
+    for ln in lines:
+        m = re.match(r"\s*(\d{1,2})[.)]\s+(\S.*)", ln)
+        if m and int(m.group(1)) == len(items) + 1:
+            items.append(m.group(2).strip(" *_")[:120])
+        elif m and items:
+            break
+    return tuple(items)
+
+
 def _counts(norm: str) -> tuple[dict[str, int], dict[str, int]]:
     counts: dict[str, int] = {}
     for num, noun in _COUNT.findall(norm):
@@ -343,8 +356,8 @@ def analyse(raw: str) -> RequestAnalysis:
     counts, caps = _counts(norm)
     sentences = tuple(s.strip() for s in re.split(r"(?<=[.!?。！？])\s*|\n", lined) if s.strip())
     cues = _distinct(_cues(masked) + lex_cues)
-    return RequestAnalysis(lang, sentences[:200], roles, _steps(lines), counts, caps, cues,
-                           masked, _not_understood(text, sentences, lang))
+    return RequestAnalysis(lang, sentences[:200], roles, _steps(lines), _numbered(lines),
+                           counts, caps, cues, masked, _not_understood(text, sentences, lang))
 
 
 def _not_understood(text: Text, sentences: tuple[str, ...], lang: str) -> tuple[str, ...]:

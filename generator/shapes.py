@@ -132,6 +132,12 @@ def prompt_chaining(x: ShapeInput) -> Topology:
         stages = x.named
         edges = [_e(a.name, b.name, "sequence") for a, b in pairwise(stages)]
         return Topology(stages[0].name, stages, edges, _node("prompt_chaining", stages))
+    steps = x.intent.analysis.numbered if x.intent.analysis else ()
+    if 3 <= len(steps) <= MAX_TEAM:  # "1. Generate an outline 2. ...": one stage per step
+        stages = [AgentPlan(f"stage_{i + 1}", "specialist", step.rstrip(" ."), x.areas[:2],
+                            8, duty=step.rstrip(" .")) for i, step in enumerate(steps)]
+        edges = [_e(a.name, b.name, "sequence") for a, b in pairwise(stages)]
+        return Topology(stages[0].name, stages, edges, _node("prompt_chaining", stages))
     stages = [AgentPlan("researcher", "researcher", "gathering the facts", x.areas[:3], 8, False)]
     if any(True for _ in x.areas):
         stages.append(AgentPlan("executor", "executor", "making the changes", x.areas[:3], 8))

@@ -103,3 +103,13 @@ def test_a_latin_role_title_with_a_chinese_gloss_is_a_role() -> None:
     roles = analyse(text).roles
     assert [r.name for r in roles] == ["research_analyst", "trader", "portfolio_manager"]
     assert "交易建议" in roles[1].duty
+
+
+def test_numbered_steps_of_a_chain_are_its_stages() -> None:
+    spec = _spec("Break the job into smaller steps; the output of one agent is used as input "
+                 "to the next:\n\n1. Draft a poem outline\n2. Write the poem\n3. Polish the "
+                 "last stanza\n")
+    assert spec.pattern == "prompt_chaining"
+    assert len(spec.agents) == 3
+    assert [e.kind for e in spec.edges] == ["sequence", "sequence"]
+    assert "outline" in spec.agents[0].description
