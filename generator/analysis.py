@@ -254,7 +254,18 @@ def _merge(groups: list[list[Role]]) -> tuple[Role, ...]:
 
 def _same(a: str, b: str) -> bool:
     wa, wb = set(a.split("_")), set(b.split("_"))
-    return a == b or wa <= wb or wb <= wa
+    return a == b or wa <= wb or wb <= wa or _gerund_twin(a, b)
+
+
+_VERB = re.compile(r"([a-z]{4,}?)(?:ing|or|er)")
+
+
+def _gerund_twin(a: str, b: str) -> bool:
+    """A one-word gerund name and the agent noun of its verb: "executing" is "executor"."""
+    if not (a.endswith("ing") or b.endswith("ing")):
+        return False
+    ma, mb = _VERB.fullmatch(a), _VERB.fullmatch(b)
+    return bool(ma and mb and ma.group(1) == mb.group(1))
 
 
 def _steps(lines: list[str]) -> tuple[str, ...]:
@@ -275,12 +286,27 @@ def _numbered(lines: list[str]) -> tuple[str, ...]:
     return tuple(items)
 
 
+_ONE = re.compile(r"\bone (?:agent|of them|bot)\b([^.;!?]*)")
+
+
+def _one_another(norm: str) -> int:
+    """Agents enumerated in one sentence: "one agent checks ..., another finds ..., and one ..."."""
+    m = _ONE.search(norm)
+    if m is None:
+        return 0
+    rest = m.group(1)
+    return 1 + len(re.findall(r"\banother\b", rest)) + len(re.findall(r"(?:,|\band) one\b",
+                                                                       rest))
+
+
 def _counts(norm: str) -> tuple[dict[str, int], dict[str, int]]:
     counts: dict[str, int] = {}
     for num, noun in _COUNT.findall(norm):
         n = _num(num)
         if 1 <= n <= 12 and noun not in ("times",):
             counts.setdefault(noun, n)
+    if "agents" not in counts and (n := _one_another(norm)) >= 3:
+        counts["agents"] = n
     caps = {noun: _num(num) for num, noun in _CAP.findall(norm) if 1 <= _num(num) <= 20}
     for num in _TIMES.findall(norm):
         if 2 <= _num(num) <= 12:

@@ -78,6 +78,7 @@ def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
             return None
     title = title.strip(" *_-:：")
     title = title[m.end():] if (m := _MARKS.match(title)) else title  # "**1. Agente X**"
+    title = _ARTICLE.sub("", title)  # "The Best Financial Analyst"
     name = _title_name(title, lang)
     if not name and (gloss := _GLOSS.match(title)):  # "Trader Agent 综合": title, then a gloss
         title = gloss.group(1)
@@ -85,6 +86,7 @@ def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
     return (name, title, duty.strip(" *_")) if name else None
 
 
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+(?=\S+\s)", re.IGNORECASE)
 # A Latin title followed by a short gloss in Chinese or Japanese.
 _GLOSS = re.compile(r"^([A-Za-z][A-Za-z -]{2,40}?)\s+([\u3040-\u30ff\u3400-\u9fff][^:：]{0,20})$")
 

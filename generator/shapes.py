@@ -52,7 +52,9 @@ class ShapeInput:
         caps = self.intent.analysis.caps if self.intent.analysis else {}
         if times and "times" in caps:
             return max(2, min(MAX_TEAM, caps["times"]))
-        for noun, n in self.intent.counts.items():
+        stated = {**(self.intent.analysis.counts if self.intent.analysis else {}),
+                  **self.intent.counts}
+        for noun, n in stated.items():
             if noun in _WORKER_NOUNS or is_role_word(noun.removesuffix("s")):
                 return max(1, min(MAX_TEAM, n))
         return None

@@ -113,3 +113,28 @@ def test_numbered_steps_of_a_chain_are_its_stages() -> None:
     assert len(spec.agents) == 3
     assert [e.kind for e in spec.edges] == ["sequence", "sequence"]
     assert "outline" in spec.agents[0].description
+
+
+def test_one_agent_another_and_one_is_a_stated_count() -> None:
+    spec = _spec("Several agents process warranty claims: one agent checks the form is "
+                 "complete, another grades the damage, another looks for duplicates, and one "
+                 "estimates the payout. A main agent compiles everything into a reply.")
+    assert spec.pattern == "orchestrator_workers"
+    assert _workers(spec) == 4 and len(spec.agents) == 5
+
+
+def test_a_gerund_agent_and_the_agent_noun_of_its_verb_are_one_role() -> None:
+    from a4a.generator.analysis import analyse
+
+    text = ("A planner writes the steps, an executor executes them, and then an Executing "
+            "Agent calls the tools of the plan while a replanner updates it.")
+    assert [r.name for r in analyse(text).roles] == ["planner", "executor", "replanner"]
+
+
+def test_a_list_title_may_open_with_an_article() -> None:
+    from a4a.generator.analysis import analyse
+
+    text = ("- Staff Research Analyst: gathers news.\n- The Best Financial Analyst: reads the "
+            "filings.\n- Private Investment Advisor: recommends a position.\n")
+    names = [r.name for r in analyse(text).roles]
+    assert names == ["research_analyst", "financial_analyst", "investment_advisor"]
