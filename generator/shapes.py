@@ -297,7 +297,8 @@ def hierarchical_teams(x: ShapeInput) -> Topology:
 def _area_teams(x: ShapeInput, top: AgentPlan) -> Topology:
     """One team per area; out of domain, two generic teams: a hierarchy is never one agent."""
     agents, edges, children = [top], [], []
-    teams = [(a.resource, a.label, (a,)) for a in x.areas[:5]] or [
+    teams: list[tuple[str, str, tuple[Area, ...]]] = [
+        (a.resource, a.label, (a,)) for a in x.areas[:5]] or [
         (f"team_{i + 1}", f"part {i + 1} of the task", ()) for i in range(2)]
     for stem, label, mine in teams:
         lead = AgentPlan(f"{stem}_lead", "coordinator", f"the {label} team", (), 8)
