@@ -13,6 +13,7 @@ from a4a.generator.naming import read_title
 from a4a.generator.rolewords import (
     PLACEHOLDER,
     PLURAL,
+    ROLE_WORDS,
     Role,
     is_filler,
     is_role_word,
@@ -97,7 +98,8 @@ def _title_name(title: str, lang: str) -> str:
         return ""
     words = re.findall(r"[a-z][a-z0-9-]*", title.lower())
     english = (title.isascii() and 1 <= len(words) <= 5 and is_role_word(words[-1])
-               and words[-1] not in PLURAL and not any(is_filler(w) and w != "of" for w in words))
+               and words[-1] not in PLURAL and not _things(words[-1])
+               and not any(is_filler(w) and w != "of" for w in words))
     if lang == "en":
         return slug(title_words(title)) if english else ""
     reading = read_title(title)
@@ -108,6 +110,11 @@ def _title_name(title: str, lang: str) -> str:
     if reading.role or (reading.names_agent and not english):
         return reading.name
     return slug(title_words(title)) if english else ""
+
+
+def _things(word: str) -> bool:
+    """A role noun in the plural ends a title of work on things ("Score Leads"), not a role."""
+    return word.endswith("s") and word not in ROLE_WORDS and word[:-1] in ROLE_WORDS
 
 
 def _duty_below(lines: list[str], i: int, lang: str) -> str:

@@ -138,3 +138,13 @@ def test_a_list_title_may_open_with_an_article() -> None:
             "filings.\n- Private Investment Advisor: recommends a position.\n")
     names = [r.name for r in analyse(text).roles]
     assert names == ["research_analyst", "financial_analyst", "investment_advisor"]
+
+
+def test_a_list_title_ending_in_a_plural_role_noun_is_work_on_things() -> None:
+    from a4a.generator.analysis import analyse
+
+    text = ("1. **Load Leads**: read the CSV file.\n"
+            "2. **Score Leads**: rank them by the criteria.\n")
+    assert [r.name for r in analyse(text).roles] == []
+    assert [r.name for r in analyse("- **Team Lead**: assigns work\n- **Sales Lead**: calls "
+                                    "prospects\n").roles] == ["team_lead", "sales_lead"]
