@@ -68,6 +68,7 @@ class RequestAnalysis:
     roles: tuple[Role, ...]
     steps: tuple[str, ...]
     numbered: tuple[str, ...] = ()  # the steps of one numbered list ("1. Generate an outline")
+    series: tuple[str, ...] = ()  # verbs in series: "to write, edit, and compile a novel"
     counts: dict[str, int] = field(default_factory=dict)
     caps: dict[str, int] = field(default_factory=dict)
     cues: tuple[Cue, ...] = ()
@@ -299,6 +300,29 @@ def _one_another(norm: str) -> int:
                                                                        rest))
 
 
+_TO_SERIES = re.compile(r"\bto (?:[a-z]+ly )?([a-z]{3,}), ([a-z]{3,}),? (?:and|then) ([a-z]{3,})"
+                        r"\b([^.,;!?\n]{0,60})")
+_CLAUSE_VERB = re.compile(r"^(?:and\s+)?([a-z]{3,}(?:ies|es|s))\s")
+
+
+def _series(norm: str) -> tuple[str, ...]:
+    """The clauses of one sentence that lists the work in series, three to six of them.
+
+    "to automatically write, edit, and compile a novel"; "Identifies domains, generates
+    websites, develops strategies, and designs assets".
+    """
+    m = _TO_SERIES.search(norm)
+    if m:
+        obj = m.group(4).strip()
+        return tuple(f"{v} {obj}".strip() for v in m.groups()[:3])
+    for sentence in re.split(r"(?<=[.!?])\s+|\n", norm):
+        clauses = [c.strip(" .") for c in sentence.split(",")]
+        if 3 <= len(clauses) <= 6 and all(
+                (v := _CLAUSE_VERB.match(c)) and not v.group(1).endswith("ss") for c in clauses):
+            return tuple(re.sub(r"^and\s+", "", c) for c in clauses)
+    return ()
+
+
 def _counts(norm: str) -> tuple[dict[str, int], dict[str, int]]:
     counts: dict[str, int] = {}
     for num, noun in _COUNT.findall(norm):
@@ -383,7 +407,8 @@ def analyse(raw: str) -> RequestAnalysis:
     sentences = tuple(s.strip() for s in re.split(r"(?<=[.!?。！？])\s*|\n", lined) if s.strip())
     cues = _distinct(_cues(masked) + lex_cues)
     return RequestAnalysis(lang, sentences[:200], roles, _steps(lines), _numbered(lines),
-                           counts, caps, cues, masked, _not_understood(text, sentences, lang))
+                           _series(norm) if lang == "en" else (), counts, caps, cues, masked,
+                           _not_understood(text, sentences, lang))
 
 
 def _not_understood(text: Text, sentences: tuple[str, ...], lang: str) -> tuple[str, ...]:

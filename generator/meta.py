@@ -120,6 +120,10 @@ def _fallback(intent: IntentSpec, modifiers: tuple[str, ...], scores: dict[str, 
         return PatternChoice("single_agent", modifiers, "the request asks for one agent", scores)
     if "human_gate" in modifiers:
         return PatternChoice("human_gate", modifiers, "an approval cue and no other", scores)
+    series = intent.analysis.series if intent.analysis else ()
+    if len(series) >= 3 and not intent.named_agents:
+        return PatternChoice("prompt_chaining", modifiers,
+                             f"the request lists {len(series)} pieces of work in series", scores)
     weak = sorted((c for c in intent.weak_cues if c not in MODIFIERS),
                   key=lambda c: (-scores.get(c, 0.4), pats[c]["priority"], c))
     if weak:

@@ -134,7 +134,8 @@ def prompt_chaining(x: ShapeInput) -> Topology:
         stages = x.named
         edges = [_e(a.name, b.name, "sequence") for a, b in pairwise(stages)]
         return Topology(stages[0].name, stages, edges, _node("prompt_chaining", stages))
-    steps = x.intent.analysis.numbered if x.intent.analysis else ()
+    a = x.intent.analysis
+    steps = (a.numbered or a.series) if a else ()
     if 3 <= len(steps) <= MAX_TEAM:  # "1. Generate an outline 2. ...": one stage per step
         stages = [AgentPlan(f"stage_{i + 1}", "specialist", step.rstrip(" ."), x.areas[:2],
                             8, duty=step.rstrip(" .")) for i, step in enumerate(steps)]

@@ -148,3 +148,13 @@ def test_a_list_title_ending_in_a_plural_role_noun_is_work_on_things() -> None:
     assert [r.name for r in analyse(text).roles] == []
     assert [r.name for r in analyse("- **Team Lead**: assigns work\n- **Sales Lead**: calls "
                                     "prospects\n").roles] == ["team_lead", "sales_lead"]
+
+
+def test_work_listed_in_series_is_a_chain_of_stages() -> None:
+    spec = _spec("Finds trending topics, drafts short posts, schedules them, and reports "
+                 "the reach.")
+    assert spec.pattern == "prompt_chaining"
+    assert len(spec.agents) == 4
+    novel = _spec("This project uses a multi-agent system to write, edit, and compile a "
+                  "short story.")
+    assert novel.pattern == "prompt_chaining" and len(novel.agents) == 3
