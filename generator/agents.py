@@ -82,7 +82,7 @@ class RuleAgentBuilder:
                builtins: list[ToolSpec]) -> tuple[AgentSpec, list[ToolSpec]]:
         arche = knowledge.archetypes()[plan.archetype]
         mine = [tools[p] for p in picks] + builtins
-        if plan.archetype == "approver":
+        if plan.archetype == "approver" or plan.asks_human:
             mine.append(_ASK_HUMAN)
         by_name = {a.name: a for a in topo.agents}
         subs = [by_name[e.target] for e in topo.edges

@@ -67,6 +67,8 @@ class RequestAnalysis:
     sentences: tuple[str, ...]
     roles: tuple[Role, ...]
     steps: tuple[str, ...]
+    numbered: tuple[str, ...] = ()  # the steps of one numbered list ("1. Generate an outline")
+    series: tuple[str, ...] = ()  # verbs in series: "to write, edit, and compile a novel"
     counts: dict[str, int] = field(default_factory=dict)
     caps: dict[str, int] = field(default_factory=dict)
     cues: tuple[Cue, ...] = ()
@@ -253,7 +255,18 @@ def _merge(groups: list[list[Role]]) -> tuple[Role, ...]:
 
 def _same(a: str, b: str) -> bool:
     wa, wb = set(a.split("_")), set(b.split("_"))
-    return a == b or wa <= wb or wb <= wa
+    return a == b or wa <= wb or wb <= wa or _gerund_twin(a, b)
+
+
+_VERB = re.compile(r"([a-z]{4,}?)(?:ing|or|er)")
+
+
+def _gerund_twin(a: str, b: str) -> bool:
+    """A one-word gerund name and the agent noun of its verb: "executing" is "executor"."""
+    if not (a.endswith("ing") or b.endswith("ing")):
+        return False
+    ma, mb = _VERB.fullmatch(a), _VERB.fullmatch(b)
+    return bool(ma and mb and ma.group(1) == mb.group(1))
 
 
 def _steps(lines: list[str]) -> tuple[str, ...]:
@@ -262,12 +275,62 @@ def _steps(lines: list[str]) -> tuple[str, ...]:
     return tuple(i[:120] for i in items if i)[:12]
 
 
+def _numbered(lines: list[str]) -> tuple[str, ...]:
+    """The items of the first numbered list counting up from 1, without their marks."""
+    items: list[str] = []
+    for ln in lines:
+        m = re.match(r"\s*(\d{1,2})[.)]\s+(\S.*)", ln)
+        if m and int(m.group(1)) == len(items) + 1:
+            items.append(m.group(2).strip(" *_")[:120])
+        elif m and items:
+            break
+    return tuple(items)
+
+
+_ONE = re.compile(r"\bone (?:agent|of them|bot)\b([^.;!?]*)")
+
+
+def _one_another(norm: str) -> int:
+    """Agents enumerated in one sentence: "one agent checks ..., another finds ..., and one ..."."""
+    m = _ONE.search(norm)
+    if m is None:
+        return 0
+    rest = m.group(1)
+    return 1 + len(re.findall(r"\banother\b", rest)) + len(re.findall(r"(?:,|\band) one\b",
+                                                                       rest))
+
+
+_TO_SERIES = re.compile(r"\bto (?:[a-z]+ly )?([a-z]{3,}), ([a-z]{3,}),? (?:and|then) ([a-z]{3,})"
+                        r"\b([^.,;!?\n]{0,60})")
+_CLAUSE_VERB = re.compile(r"^(?:and\s+)?([a-z]{3,}(?:ies|es|s))\s")
+
+
+def _series(norm: str) -> tuple[str, ...]:
+    """The clauses of one sentence that lists the work in series, three to six of them.
+
+    "to automatically write, edit, and compile a novel"; "Identifies domains, generates
+    websites, develops strategies, and designs assets".
+    """
+    m = _TO_SERIES.search(norm)
+    if m:
+        obj = m.group(4).strip()
+        return tuple(f"{v} {obj}".strip() for v in m.groups()[:3])
+    for sentence in re.split(r"(?<=[.!?])\s+|\n", norm):
+        clauses = [c.strip(" .") for c in sentence.split(",")]
+        if 3 <= len(clauses) <= 6 and all(
+                (v := _CLAUSE_VERB.match(c)) and not v.group(1).endswith("ss") for c in clauses):
+            return tuple(re.sub(r"^and\s+", "", c) for c in clauses)
+    return ()
+
+
 def _counts(norm: str) -> tuple[dict[str, int], dict[str, int]]:
     counts: dict[str, int] = {}
     for num, noun in _COUNT.findall(norm):
         n = _num(num)
         if 1 <= n <= 12 and noun not in ("times",):
             counts.setdefault(noun, n)
+    if "agents" not in counts and (n := _one_another(norm)) >= 3:
+        counts["agents"] = n
     caps = {noun: _num(num) for num, noun in _CAP.findall(norm) if 1 <= _num(num) <= 20}
     for num in _TIMES.findall(norm):
         if 2 <= _num(num) <= 12:
@@ -343,8 +406,9 @@ def analyse(raw: str) -> RequestAnalysis:
     counts, caps = _counts(norm)
     sentences = tuple(s.strip() for s in re.split(r"(?<=[.!?。！？])\s*|\n", lined) if s.strip())
     cues = _distinct(_cues(masked) + lex_cues)
-    return RequestAnalysis(lang, sentences[:200], roles, _steps(lines), counts, caps, cues,
-                           masked, _not_understood(text, sentences, lang))
+    return RequestAnalysis(lang, sentences[:200], roles, _steps(lines), _numbered(lines),
+                           _series(norm) if lang == "en" else (), counts, caps, cues, masked,
+                           _not_understood(text, sentences, lang))
 
 
 def _not_understood(text: Text, sentences: tuple[str, ...], lang: str) -> tuple[str, ...]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import zip_longest
 from typing import Protocol
 
@@ -184,13 +185,25 @@ def add_reflection(topo: Topology, intent: IntentSpec) -> None:
 
 
 def add_gate(topo: Topology, intent: IntentSpec) -> None:
-    """Human gate: agents with side-effect tools call an approval gate before acting."""
+    """Human gate: agents with side-effect tools ask a human before acting.
+
+    An approver the request names is the gate the writers call; where it names none, the
+    writers (else the entry agent) hold ask_human themselves: no extra agent the user did
+    not ask for.
+    """
     packs = knowledge.domain_packs()
     writers = [a.name for a in topo.agents
                if any(packs[p].operation(o).writes for p, o in tools_for(a))]  # type: ignore[union-attr]
-    gate = AgentPlan("approval_gate", "approver", "human approval of side effects", (), 3)
-    topo.edges += [_e(w, gate.name, "delegate") for w in writers or [topo.entry]]
-    _add_child(topo, "human_gate", [gate])
+    approver = next((a for a in topo.agents if a.archetype == "approver" and a.duty), None)
+    if approver is not None:
+        topo.edges += [_e(w, approver.name, "delegate")
+                       for w in writers or [topo.entry] if w != approver.name]
+        _add_child(topo, "human_gate", [])
+        return
+    asking = set(writers or [topo.entry])
+    topo.agents[:] = [replace(a, asks_human=True) if a.name in asking else a
+                      for a in topo.agents]
+    _add_child(topo, "human_gate", [])
 
 
 _MODIFIERS = {"evaluator_optimizer": add_review_loop, "reflection": add_reflection,

@@ -13,6 +13,7 @@ from a4a.generator.naming import read_title
 from a4a.generator.rolewords import (
     PLACEHOLDER,
     PLURAL,
+    ROLE_WORDS,
     Role,
     is_filler,
     is_role_word,
@@ -78,8 +79,17 @@ def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
             return None
     title = title.strip(" *_-:：")
     title = title[m.end():] if (m := _MARKS.match(title)) else title  # "**1. Agente X**"
+    title = _ARTICLE.sub("", title)  # "The Best Financial Analyst"
     name = _title_name(title, lang)
+    if not name and (gloss := _GLOSS.match(title)):  # "Trader Agent 综合": title, then a gloss
+        title = gloss.group(1)
+        name = _title_name(title, "en")
     return (name, title, duty.strip(" *_")) if name else None
+
+
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+(?=\S+\s)", re.IGNORECASE)
+# A Latin title followed by a short gloss in Chinese or Japanese.
+_GLOSS = re.compile(r"^([A-Za-z][A-Za-z -]{2,40}?)\s+([\u3040-\u30ff\u3400-\u9fff][^:：]{0,20})$")
 
 
 def _title_name(title: str, lang: str) -> str:
@@ -88,7 +98,8 @@ def _title_name(title: str, lang: str) -> str:
         return ""
     words = re.findall(r"[a-z][a-z0-9-]*", title.lower())
     english = (title.isascii() and 1 <= len(words) <= 5 and is_role_word(words[-1])
-               and words[-1] not in PLURAL and not any(is_filler(w) and w != "of" for w in words))
+               and words[-1] not in PLURAL and not _things(words[-1])
+               and not any(is_filler(w) and w != "of" for w in words))
     if lang == "en":
         return slug(title_words(title)) if english else ""
     reading = read_title(title)
@@ -99,6 +110,11 @@ def _title_name(title: str, lang: str) -> str:
     if reading.role or (reading.names_agent and not english):
         return reading.name
     return slug(title_words(title)) if english else ""
+
+
+def _things(word: str) -> bool:
+    """A role noun in the plural ends a title of work on things ("Score Leads"), not a role."""
+    return word.endswith("s") and word not in ROLE_WORDS and word[:-1] in ROLE_WORDS
 
 
 def _duty_below(lines: list[str], i: int, lang: str) -> str:

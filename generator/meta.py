@@ -8,11 +8,13 @@ agent.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from a4a.generator.intent import IntentSpec
 from a4a.generator.plan import archetype_of
+from a4a.generator.shapes import LEADS
 from a4a.runtime import knowledge
 
 # Patterns that wrap another one rather than shape the whole team.
@@ -52,6 +54,8 @@ class RuleMetaAgent:
         pats = knowledge.patterns()
         scores = _scores(intent)
         cues = set(intent.cues)
+        if _leaderless(intent):  # "it coordinates the agents": they work together
+            cues.discard("orchestrator_workers")
         modifiers = tuple(m for m in MODIFIERS if m in cues)
         structural = sorted((c for c in cues if c not in MODIFIERS and c != "single_agent"),
                             key=lambda c: (-scores.get(c, 1.0), pats[c]["priority"], c))
@@ -70,6 +74,27 @@ class RuleMetaAgent:
         if len(roles) >= 2:
             return PatternChoice(*_by_roles(roles, modifiers), scores)
         return _fallback(intent, modifiers, scores)
+
+
+def _leaderless(intent: IntentSpec) -> bool:
+    """Two or more named roles, none of which leads, and "coordinate" the only lead cue.
+
+    "A system that coordinates multiple agents: a researcher ..., a writer ..." describes the
+    named roles working together; an orchestrator the request never names is an agent more
+    than it asks for. A main agent, delegation or nested chats still ask for one.
+    """
+    analysis = intent.analysis
+    if analysis is None or len(analysis.roles) < 2:
+        return False
+    strong = [c.phrase for c in analysis.cues
+              if c.pattern == "orchestrator_workers" and c.weight >= 1.0]
+    if not strong or not all(_COORDINATES.match(p) for p in strong):
+        return False
+    return not any(archetype_of(r.name) == "coordinator" or LEADS.search(r.duty)
+                   for r in analysis.roles)
+
+
+_COORDINATES = re.compile(r"coordinat|协调|coordin|koordin|координ")
 
 
 def _by_roles(roles: tuple[str, ...], modifiers: tuple[str, ...]
@@ -95,6 +120,10 @@ def _fallback(intent: IntentSpec, modifiers: tuple[str, ...], scores: dict[str, 
         return PatternChoice("single_agent", modifiers, "the request asks for one agent", scores)
     if "human_gate" in modifiers:
         return PatternChoice("human_gate", modifiers, "an approval cue and no other", scores)
+    series = intent.analysis.series if intent.analysis else ()
+    if len(series) >= 3 and not intent.named_agents:
+        return PatternChoice("prompt_chaining", modifiers,
+                             f"the request lists {len(series)} pieces of work in series", scores)
     weak = sorted((c for c in intent.weak_cues if c not in MODIFIERS),
                   key=lambda c: (-scores.get(c, 0.4), pats[c]["priority"], c))
     if weak:

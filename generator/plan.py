@@ -33,6 +33,7 @@ class AgentPlan:
     max_iterations: int = 10
     writes: bool = True
     duty: str = ""  # the request's own clause for a role it names ("gathers news")
+    asks_human: bool = False  # holds ask_human: a gate where the request names no approver
 
 
 @dataclass

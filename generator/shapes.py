@@ -13,9 +13,15 @@ from itertools import pairwise
 
 from a4a.generator.intent import IntentSpec
 from a4a.generator.plan import AgentPlan, Area, Topology
+from a4a.generator.rolewords import is_role_word
 from a4a.runtime.ir.spec import EdgeSpec, PatternNode
 
 MAX_AGENTS = 34
+MAX_TEAM = 8
+TEAM_MEMBERS = 3  # specialists under one team lead of a hierarchy
+# Count nouns that name members of the team whatever their job ("three agents").
+_WORKER_NOUNS = frozenset("agents members workers assistants bots experts specialists "
+                          "participants personas".split())
 
 
 @dataclass(frozen=True)
@@ -38,19 +44,41 @@ class ShapeInput:
                 return max(lo, min(hi, n))
         return default
 
-    def team(self, suffix: str = "specialist", hi: int = 4) -> list[AgentPlan]:
-        """The workers: the roles the request names, then specialists for uncovered areas."""
+    def stated(self, times: bool = False) -> int | None:
+        """The number of workers the request states ("6 review agents", "3 members").
+
+        With `times`, a repeat count ("run it three times in parallel") is one too.
+        """
+        caps = self.intent.analysis.caps if self.intent.analysis else {}
+        if times and "times" in caps:
+            return max(2, min(MAX_TEAM, caps["times"]))
+        stated = {**(self.intent.analysis.counts if self.intent.analysis else {}),
+                  **self.intent.counts}
+        for noun, n in stated.items():
+            if noun in _WORKER_NOUNS or is_role_word(noun.removesuffix("s")):
+                return max(1, min(MAX_TEAM, n))
+        return None
+
+    def team(self, suffix: str = "specialist", hi: int = 4, times: bool = False
+             ) -> list[AgentPlan]:
+        """The workers: the roles the request names, then specialists for uncovered areas.
+
+        A worker count the request states sets the team's size, padded with generic workers
+        where the areas run out.
+        """
         if self.intent.named_agents:
             return list(self.roles[:8])
+        stated = self.stated(times)
         size = max(2, min(hi, len(self.roles) + self.hits)) if self.roles or self.hits else 3
+        size = stated or size
         covered = {a for r in self.roles for a in r.areas}
         rest = tuple(a for a in self.areas if a not in covered)
-        team = list(self.roles[:hi]) + _specialists(rest, suffix)
-        if not team:  # out of domain: generic workers that share the task
-            n = self.count("worker", "agent", "part", default=3, hi=hi)
-            team = [AgentPlan(f"{suffix}_{i + 1}", "specialist", f"part {i + 1} of the task")
-                    for i in range(n)]
-        return team[:size]
+        team = (list(self.roles[:size]) + _specialists(rest, suffix))[:size]
+        if not team and stated is None:  # out of domain: generic workers that share the task
+            size = self.count("worker", "agent", "part", default=3, hi=hi)
+        team += [AgentPlan(f"{suffix}_{i + 1}", "specialist", f"part {i + 1} of the task")
+                 for i in range(len(team), size)]
+        return team
 
 
     @property
@@ -104,6 +132,13 @@ def prompt_chaining(x: ShapeInput) -> Topology:
     """Researcher -> (executor) -> writer, as a fixed pipeline; or the named roles in order."""
     if x.named:
         stages = x.named
+        edges = [_e(a.name, b.name, "sequence") for a, b in pairwise(stages)]
+        return Topology(stages[0].name, stages, edges, _node("prompt_chaining", stages))
+    a = x.intent.analysis
+    steps = (a.numbered or a.series) if a else ()
+    if 3 <= len(steps) <= MAX_TEAM:  # "1. Generate an outline 2. ...": one stage per step
+        stages = [AgentPlan(f"stage_{i + 1}", "specialist", step.rstrip(" ."), x.areas[:2],
+                            8, duty=step.rstrip(" .")) for i, step in enumerate(steps)]
         edges = [_e(a.name, b.name, "sequence") for a, b in pairwise(stages)]
         return Topology(stages[0].name, stages, edges, _node("prompt_chaining", stages))
     stages = [AgentPlan("researcher", "researcher", "gathering the facts", x.areas[:3], 8, False)]
@@ -162,7 +197,7 @@ def parallel_sectioning(x: ShapeInput) -> Topology:
     if x.named and len(rest) >= 2:
         return _fan(split, rest, AgentPlan("aggregator", "synthesizer",
                                            "merging the parts into one answer", (), 4))
-    workers = rest if lead else x.team("worker")
+    workers = rest if lead else x.team("worker", times=True)
     if len(workers) < 2:
         workers = [*workers, AgentPlan("research_worker", "researcher", "background facts",
                                        x.areas[:2], 8, False)]
@@ -180,7 +215,7 @@ def _fan(split: AgentPlan, workers: list[AgentPlan], agg: AgentPlan) -> Topology
 def voting(x: ShapeInput) -> Topology:
     """Dispatcher -parallel-> N identical voters -> judge (majority, tie-break stated)."""
     n = x.count("voter", "reviewer", "grader", "classifier", "judge", "labeler", "annotator",
-                "analyst", "agent", "expert", "model", default=3)
+                "analyst", "agent", "expert", "model", default=x.stated(times=True) or 3)
     disp = AgentPlan("dispatcher", "coordinator", "giving every voter the same task", (), 3)
     voters = [AgentPlan(f"voter_{i + 1}", "classifier", "an independent answer", x.areas[:2], 6,
                         False) for i in range(n)]
@@ -205,14 +240,14 @@ def orchestrator_workers(x: ShapeInput) -> Topology:
     return Topology(lead.name, agents, edges, _node("orchestrator_workers", agents))
 
 
-_LEADS = re.compile(r"\b(?:coordinat|orchestrat|delegat|oversee|supervis)\w*")
+LEADS = re.compile(r"\b(?:coordinat|orchestrat|delegat|oversee|supervis)\w*")
 
 
 def _lead(x: ShapeInput) -> tuple[AgentPlan | None, list[AgentPlan]]:
     """The named coordinator, else the named role whose duty coordinates the others."""
     named, rest = x.take("coordinator")
     if named is None and x.named:
-        named = next((r for r in x.named if _LEADS.search(r.duty)), None)
+        named = next((r for r in x.named if LEADS.search(r.duty)), None)
         rest = [r for r in x.named if r is not named]
     return named, rest
 
@@ -242,7 +277,8 @@ def hierarchical_teams(x: ShapeInput) -> Topology:
     if len(domains) < 2:  # one domain: a team per area, each with a researcher and an executor
         return _area_teams(x, top)
     agents, edges, children = [top], [], []
-    per_team = max(1, min(5, (MAX_AGENTS - 1 - len(domains)) // len(domains)))
+    # A team is a lead and a few specialists, not one member per resource type.
+    per_team = max(1, min(TEAM_MEMBERS, (MAX_AGENTS - 1 - len(domains)) // len(domains)))
     chosen = tuple(a for d in domains for a in [b for b in x.areas if b.domain == d][:per_team])
     specialists = dict(zip(chosen, _specialists(chosen), strict=True))
     for d in domains:
@@ -260,13 +296,15 @@ def hierarchical_teams(x: ShapeInput) -> Topology:
 
 
 def _area_teams(x: ShapeInput, top: AgentPlan) -> Topology:
+    """One team per area; out of domain, two generic teams: a hierarchy is never one agent."""
     agents, edges, children = [top], [], []
-    for area in x.areas[:5]:
-        lead = AgentPlan(f"{area.resource}_lead", "coordinator", f"the {area.label} team", (), 8)
-        team = [AgentPlan(f"{area.resource}_researcher", "researcher", f"{area.label} facts",
-                          (area,), 6, False),
-                AgentPlan(f"{area.resource}_executor", "executor", f"{area.label} changes",
-                          (area,), 6)]
+    teams: list[tuple[str, str, tuple[Area, ...]]] = [
+        (a.resource, a.label, (a,)) for a in x.areas[:5]] or [
+        (f"team_{i + 1}", f"part {i + 1} of the task", ()) for i in range(2)]
+    for stem, label, mine in teams:
+        lead = AgentPlan(f"{stem}_lead", "coordinator", f"the {label} team", (), 8)
+        team = [AgentPlan(f"{stem}_researcher", "researcher", f"{label} facts", mine, 6, False),
+                AgentPlan(f"{stem}_executor", "executor", f"{label} changes", mine, 6)]
         edges.append(_e(top.name, lead.name, "delegate"))
         edges += [_e(lead.name, m.name, "delegate") for m in team]
         agents += [lead, *team]
@@ -388,13 +426,24 @@ def reflection(x: ShapeInput) -> Topology:
 
 
 def human_gate(x: ShapeInput) -> Topology:
-    """Proposer -> approval gate -route-> executor (approved) or back to the proposer."""
+    """Proposer -> approval gate -route-> executor, the gate being an approver the request names.
+
+    Where it names none, a human approves through the executor's ask_human: proposer ->
+    executor, no gate agent the request did not ask for.
+    """
+    named, _ = x.take("approver")
     prop = AgentPlan("proposer", "planner", "proposing the actions to take", x.areas[:3], 6, False)
-    gate = AgentPlan("approval_gate", "approver", "asking a human to approve", (), 3)
+    if named is None:
+        ex = AgentPlan("executor", "executor", "carrying out the actions a human approved",
+                       x.areas[:3], 8, asks_human=True)
+        agents = [prop, ex]
+        return Topology("proposer", agents, [_e("proposer", "executor", "sequence")],
+                        _node("human_gate", agents))
+    gate = _as(named, "approver")
     ex = AgentPlan("executor", "executor", "carrying out approved actions", x.areas[:3], 8)
-    edges = [_e("proposer", "approval_gate", "sequence"),
-             _e("approval_gate", "executor", "route", condition="a human approved the proposal"),
-             _e("approval_gate", "proposer", "route", default=True, max_iterations=2,
+    edges = [_e("proposer", gate.name, "sequence"),
+             _e(gate.name, "executor", "route", condition="a human approved the proposal"),
+             _e(gate.name, "proposer", "route", default=True, max_iterations=2,
                 condition="rejected, amended or no answer")]
     agents = [prop, gate, ex]
     return Topology("proposer", agents, edges, _node("human_gate", agents))

@@ -1,0 +1,160 @@
+"""Team size follows the request: approval gates without an extra agent, stated worker counts,
+teams that always have members."""
+
+from __future__ import annotations
+
+from a4a.generator.pipeline import compile_request
+from a4a.runtime.ir.spec import FrameworkSpec
+
+
+def _spec(text: str) -> FrameworkSpec:
+    return compile_request(text).spec
+
+
+def _asking(spec: FrameworkSpec) -> list[str]:
+    return [a.name for a in spec.agents if "ask_human" in a.tool_names()]
+
+
+def test_an_approval_gate_without_a_named_approver_is_ask_human_on_an_agent() -> None:
+    spec = _spec("Draft replies to support tickets, but ask a human for approval before "
+                 "anything is sent.")
+    assert spec.pattern == "human_gate"
+    assert "approval_gate" not in [a.name for a in spec.agents]
+    assert len(spec.agents) == 2
+    assert _asking(spec) == ["executor"]
+
+
+def test_a_gate_modifier_gives_ask_human_to_the_team_not_a_new_agent() -> None:
+    text = ("A researcher gathers the facts, a writer drafts the newsletter and an editor "
+            "polishes it; they work in that order and wait for my approval before sending.")
+    spec = _spec(text)
+    names = [a.name for a in spec.agents]
+    assert "approval_gate" not in names
+    assert len(names) == 3, names
+    assert _asking(spec), "someone must ask the human"
+
+
+def _workers(spec: FrameworkSpec) -> int:
+    return len({e.target for e in spec.edges if e.source == spec.entry
+                and e.kind in ("delegate", "parallel", "route")})
+
+
+def test_a_stated_worker_count_sets_the_team_size() -> None:
+    spec = _spec("A code review system coordinates 6 specialized review agents plus a "
+                 "coordinator agent that merges their findings.")
+    assert spec.pattern == "orchestrator_workers"
+    assert _workers(spec) == 6 and len(spec.agents) == 7
+    chat = _spec("Data visualization by group chat (3 members, 1 manager).")
+    assert chat.pattern == "group_chat" and len(chat.agents) == 4
+
+
+def test_a_repeat_count_sets_the_number_of_parallel_runs() -> None:
+    spec = _spec("Summarize the report: run it four times in parallel, independently, and "
+                 "merge the answers.")
+    assert spec.pattern == "parallel_sectioning"
+    assert _workers(spec) == 4
+
+
+def test_a_hierarchy_out_of_domain_still_has_teams() -> None:
+    spec = _spec("Build a top-level supervisor over mid-level supervisors, distributed "
+                 "hierarchically, for a simple research assistant.")
+    assert spec.pattern == "hierarchical_teams"
+    assert 4 <= len(spec.agents) <= 9
+
+
+def test_a_hierarchy_team_is_a_lead_and_a_few_specialists() -> None:
+    spec = _spec("A hierarchical organisation with departments for incident response "
+                 "(alerts, on-call, postmortems) and for marketing content (campaign briefs, "
+                 "brand copy).")
+    assert spec.pattern == "hierarchical_teams"
+    leads = [a.name for a in spec.agents if a.name.endswith("_lead")]
+    assert len(leads) == 2
+    for lead in leads:
+        members = [e.target for e in spec.edges if e.source == lead and e.kind == "delegate"]
+        assert 1 <= len(members) <= 3, (lead, members)
+
+
+def test_cues_of_other_languages_for_hierarchies_and_contests() -> None:
+    es = _spec("Un sistema multi-dominio de agentes: marketing digital (campañas) y "
+               "respuesta a incidentes.")
+    assert es.pattern == "hierarchical_teams"
+    zh = _spec("通过主题专家、恶魔辩护人与合伙人三角色博弈，提炼核心论点。")
+    assert zh.pattern == "debate"
+    assert len(zh.agents) == 4  # three named sides and a judge
+
+
+def test_agents_that_coordinate_need_no_orchestrator_nobody_named() -> None:
+    text = ("A platform that coordinates specialized agents.\n\n"
+            "- **Listing Search Agent**: finds homes for sale\n"
+            "- **Price Trend Agent**: summarizes neighbourhood price trends\n"
+            "- **Valuation Agent**: estimates what each home is worth\n")
+    spec = _spec(text)
+    assert [a.name for a in spec.agents] == ["listing_search", "price_trend", "valuation"]
+    led = text.replace("coordinates specialized agents", "has a main agent that delegates to "
+                       "specialized agents")
+    assert len(_spec(led).agents) == 4
+
+
+def test_a_latin_role_title_with_a_chinese_gloss_is_a_role() -> None:
+    from a4a.generator.analysis import analyse
+
+    text = ("交易团队的结构：\n1. Research Analyst 调研\n   └─ 收集新闻和财务数据\n"
+            "2. Trader Agent 综合\n   └─ 整合所有分析，生成交易建议\n3. Portfolio Manager 决策\n")
+    roles = analyse(text).roles
+    assert [r.name for r in roles] == ["research_analyst", "trader", "portfolio_manager"]
+    assert "交易建议" in roles[1].duty
+
+
+def test_numbered_steps_of_a_chain_are_its_stages() -> None:
+    spec = _spec("Break the job into smaller steps; the output of one agent is used as input "
+                 "to the next:\n\n1. Draft a poem outline\n2. Write the poem\n3. Polish the "
+                 "last stanza\n")
+    assert spec.pattern == "prompt_chaining"
+    assert len(spec.agents) == 3
+    assert [e.kind for e in spec.edges] == ["sequence", "sequence"]
+    assert "outline" in spec.agents[0].description
+
+
+def test_one_agent_another_and_one_is_a_stated_count() -> None:
+    spec = _spec("Several agents process warranty claims: one agent checks the form is "
+                 "complete, another grades the damage, another looks for duplicates, and one "
+                 "estimates the payout. A main agent compiles everything into a reply.")
+    assert spec.pattern == "orchestrator_workers"
+    assert _workers(spec) == 4 and len(spec.agents) == 5
+
+
+def test_a_gerund_agent_and_the_agent_noun_of_its_verb_are_one_role() -> None:
+    from a4a.generator.analysis import analyse
+
+    text = ("A planner writes the steps, an executor executes them, and then an Executing "
+            "Agent calls the tools of the plan while a replanner updates it.")
+    assert [r.name for r in analyse(text).roles] == ["planner", "executor", "replanner"]
+
+
+def test_a_list_title_may_open_with_an_article() -> None:
+    from a4a.generator.analysis import analyse
+
+    text = ("- Staff Research Analyst: gathers news.\n- The Best Financial Analyst: reads the "
+            "filings.\n- Private Investment Advisor: recommends a position.\n")
+    names = [r.name for r in analyse(text).roles]
+    assert names == ["research_analyst", "financial_analyst", "investment_advisor"]
+
+
+def test_a_list_title_ending_in_a_plural_role_noun_is_work_on_things() -> None:
+    from a4a.generator.analysis import analyse
+
+    text = ("1. **Load Leads**: read the CSV file.\n"
+            "2. **Score Leads**: rank them by the criteria.\n")
+    assert [r.name for r in analyse(text).roles] == []
+    assert [r.name for r in analyse("- **Team Lead**: assigns work\n- **Sales Lead**: calls "
+                                    "prospects\n").roles] == ["team_lead", "sales_lead"]
+
+
+def test_work_listed_in_series_is_a_chain_of_stages() -> None:
+    spec = _spec("Finds trending topics, drafts short posts, schedules them, and reports "
+                 "the reach.")
+    assert spec.pattern == "prompt_chaining"
+    assert len(spec.agents) == 4
+    novel = _spec("This project uses a multi-agent system to write, edit, and compile a "
+                  "short story.")
+    assert novel.pattern == "prompt_chaining" and len(novel.agents) == 3
