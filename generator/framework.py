@@ -187,7 +187,7 @@ def add_gate(topo: Topology, intent: IntentSpec) -> None:
     """Human gate: agents with side-effect tools call an approval gate before acting."""
     packs = knowledge.domain_packs()
     writers = [a.name for a in topo.agents
-               if any(packs[p].operation(o).writes for p, o in tools_for(a))]  # type: ignore[union-attr]
+               if any(packs[p].operation(o).writes for p, o in tools_for(a, intent.text))]  # type: ignore[union-attr]
     gate = AgentPlan("approval_gate", "approver", "human approval of side effects", (), 3)
     topo.edges += [_e(w, gate.name, "delegate") for w in writers or [topo.entry]]
     _add_child(topo, "human_gate", [gate])
