@@ -46,6 +46,7 @@ ECHO_WEIGHT = 4.0  # a run of this many words (a CJK character counts half) is a
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _WORD = re.compile(r"[^\W_]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_POSSESSIVE = re.compile(r"(?<=[^\W_])['\u2019]s\b")
 
 
 # ---------------------------------------------------------------------------- data
@@ -141,8 +142,12 @@ def length_bucket(text: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-case word tokens; snake_case and camelCase split; each CJK character a token."""
+    """Lower-case word tokens; snake_case and camelCase split; each CJK character a token.
+
+    A possessive 's is dropped, so "a customer's profile" reads as "a customer profile".
+    """
     out: list[str] = []
+    text = _POSSESSIVE.sub("", text)  # "a customer's profile" states a customer profile
     for word in _WORD.findall(_CAMEL.sub(" ", text).lower()):
         if not _CJK.search(word):
             out.append(word)

@@ -61,7 +61,7 @@ class RuleAgentBuilder:
     def build(self, topo: Topology, framework: str, request: str
               ) -> tuple[list[AgentSpec], list[ToolSpec]]:
         """Return the agents (in topology order) and the tools they use (first-use order)."""
-        picks = {a.name: tools_for(a) for a in topo.agents}
+        picks = {a.name: tools_for(a, request) for a in topo.agents}
         tools = _tool_specs(picks)
         world_names = {t.name for t in tools.values()}
         extra = {a.name: [builtin_spec(c.tool.split(":")[1] if c.tool.startswith("builtin:")

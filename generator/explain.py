@@ -40,7 +40,8 @@ def explain(c: Compiled) -> dict[str, Any]:
     held = {a.name: {t for t in a.tools if isinstance(t, str)} for a in c.spec.agents}
     impl = {t.name: t.implementation for t in c.spec.tools}
     for plan in c.plans:
-        rows = rank_operations(plan) + rank_builtins(plan, c.spec.description, world)
+        request = c.spec.description
+        rows = rank_operations(plan, request) + rank_builtins(plan, request, world)
         ranked = {r.tool for r in rows}
         rows += [ToolChoice(impl[n], 1.0, True, "the request calls for it and no other agent "
                             "held it") for n in sorted(held.get(plan.name, ()))

@@ -193,7 +193,7 @@ def add_gate(topo: Topology, intent: IntentSpec) -> None:
     """
     packs = knowledge.domain_packs()
     writers = [a.name for a in topo.agents
-               if any(packs[p].operation(o).writes for p, o in tools_for(a))]  # type: ignore[union-attr]
+               if any(packs[p].operation(o).writes for p, o in tools_for(a, intent.text))]  # type: ignore[union-attr]
     approver = next((a for a in topo.agents if a.archetype == "approver" and a.duty), None)
     if approver is not None:
         topo.edges += [_e(w, approver.name, "delegate")

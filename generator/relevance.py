@@ -11,6 +11,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
 K1, B = 1.2, 0.75
 _WORD = re.compile(r"[a-z][a-z0-9]+|[\u3040-\u30ff\u3400-\u9fff]")
@@ -28,18 +29,27 @@ def stems(text: str) -> list[str]:
 
 def bm25(query: str, docs: Sequence[str]) -> list[float]:
     """BM25 score of each document for the query (0.0 where nothing matches)."""
-    toks = [stems(d) for d in docs]
+    toks, df, avg = _corpus(tuple(docs))
     if not toks:
         return []
-    avg = sum(len(t) for t in toks) / len(toks) or 1.0
-    df: Counter[str] = Counter(w for t in toks for w in set(t))
     q = set(stems(query))
     out = []
     for t in toks:
-        tf = Counter(t)
         score = 0.0
-        for w in q & set(tf):
+        for w in sorted(q & t.keys()):  # a fixed order: the same float sum everywhere
             idf = math.log(1 + (len(toks) - df[w] + 0.5) / (df[w] + 0.5))
-            score += idf * tf[w] * (K1 + 1) / (tf[w] + K1 * (1 - B + B * len(t) / avg))
+            score += idf * t[w] * (K1 + 1) / (t[w] + K1 * (1 - B + B * t.total() / avg))
         out.append(round(score, 3))
     return out
+
+
+@lru_cache(maxsize=1024)
+def _corpus(docs: tuple[str, ...]) -> tuple[tuple[Counter[str], ...], Counter[str], float]:
+    """Term counts per document, document frequencies and the mean length.
+
+    Agents of one area share their documents, so this is computed once per area.
+    """
+    toks = tuple(Counter(stems(d)) for d in docs)
+    avg = sum(t.total() for t in toks) / len(toks) if toks else 1.0
+    df: Counter[str] = Counter(w for t in toks for w in t)
+    return toks, df, avg or 1.0

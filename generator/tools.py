@@ -25,6 +25,10 @@ MAX_TOOLS = 12
 # Archetypes whose work is reasoning: they keep only the operations their duty names.
 REASONING = frozenset({"debater", "judge", "reviewer", "writer", "planner", "synthesizer",
                        "coordinator", "router", "communicator"})
+# Read-only archetypes that may still save what they draft, and how close to the best match a
+# write operation must come for that.
+DRAFTERS = frozenset({"writer"})
+DRAFT_SHARE = 0.6
 
 
 @dataclass(frozen=True)
@@ -77,36 +81,64 @@ def implies_change(duty: str) -> bool:
     return any(h.cls == "duty.change" for h in _change_index().find(Text.of(duty)))
 
 
-def rank_operations(plan: AgentPlan) -> list[ToolChoice]:
-    """The world operations of the agent's areas, ranked, each kept or left out with why."""
+def rank_operations(plan: AgentPlan, request: str = "") -> list[ToolChoice]:
+    """The world operations of the agent's areas, ranked, each kept or left out with why.
+
+    Operations are ordered by relevance to the agent's own work (its duty clause, or for a
+    structural agent its focus) and then to the whole request, so the cap drops the least
+    relevant ones.
+    """
     policy = knowledge.archetypes()[plan.archetype]["tools"]
     if policy == "none":
         return []
     packs = knowledge.domain_packs()
     cands = [(a.domain, n, packs[a.domain].operation(n)) for a in plan.areas for n in a.ops]
     ops = [(d, n, op) for d, n, op in cands if op is not None]
-    may_write = policy == "write" and plan.writes
-    if not plan.duty:  # a structural agent: its areas in order, by the archetype's policy
-        rows = [ToolChoice(f"{d}.{n}", 0.0, not op.writes or may_write,
-                           "read-only role" if op.writes and not may_write else "area")
-                for d, n, op in ops]
-        return _cap(rows)
-    may_write = may_write and implies_change(plan.duty)
     docs = [f"{n} {op.description} {' '.join(op.keywords)}" for _, n, op in ops]
-    scores = bm25(f"{plan.focus} {plan.duty} {plan.name.replace('_', ' ')}", docs)
-    order = sorted(range(len(ops)), key=lambda i: (-scores[i], i))
-    rows = []
-    for i in order:
-        d, n, op = ops[i]
-        if op.writes and not may_write:
-            rows.append(ToolChoice(f"{d}.{n}", scores[i], False, "the duty asks for no change"))
-        elif plan.archetype in REASONING and scores[i] <= 0:
-            rows.append(ToolChoice(f"{d}.{n}", 0.0, False, "a reasoning role; its duty does "
-                                   "not need it"))
-        else:
-            rows.append(ToolChoice(f"{d}.{n}", scores[i], True, "relevant to the duty"
-                                   if scores[i] > 0 else "area of the role"))
+    own = bm25(f"{plan.duty or plan.focus} {plan.name.replace('_', ' ')}", docs)
+    context = bm25(request, docs) if request else [0.0] * len(ops)
+    order = sorted(range(len(ops)), key=lambda i: (-own[i], -context[i], i))
+    drafts = _drafted(plan, policy, [(own[i], ops[i][2].writes) for i in range(len(ops))])
+    rows = [_choice(plan, policy, ops[i], own[i], context[i], drafts) for i in order]
     return _cap(rows)
+
+
+def _drafted(plan: AgentPlan, policy: str, scored: list[tuple[float, bool]]) -> float:
+    """The least relevance at which a writer may hold a change its own work names.
+
+    A writer is read-only, but one whose work is to draft or save (replies saved as
+    drafts, a report written down) gets the write operations that work names most
+    strongly; infinity where it gets none.
+    """
+    if plan.archetype not in DRAFTERS or policy != "read" or not plan.writes:
+        return float("inf")
+    top = max((s for s, writes in scored if writes), default=0.0)
+    if top <= 0 or not implies_change(plan.duty or plan.focus):
+        return float("inf")
+    return DRAFT_SHARE * top
+
+
+def _choice(plan: AgentPlan, policy: str, op: tuple[str, str, Any], own: float,
+            context: float, drafts: float) -> ToolChoice:
+    d, n, spec = op
+    tool = f"{d}.{n}"
+    if not plan.duty:  # a structural agent: its areas, by the archetype's policy
+        may_write = policy == "write" and plan.writes
+    else:
+        may_write = policy == "write" and plan.writes and implies_change(plan.duty)
+    if spec.writes and not may_write:
+        if own >= drafts:
+            return ToolChoice(tool, own, True, "the work is to draft or save this")
+        reason = "the duty asks for no change" if plan.duty else "read-only role"
+        return ToolChoice(tool, own, False, reason)
+    if plan.duty and plan.archetype in REASONING and own <= 0:
+        return ToolChoice(tool, 0.0, False, "a reasoning role; its duty does not need it")
+    if own > 0:
+        return ToolChoice(tool, own, True, "relevant to the duty" if plan.duty
+                          else "relevant to the role")
+    if context > 0:
+        return ToolChoice(tool, context, True, "area of the role, relevant to the request")
+    return ToolChoice(tool, 0.0, True, "area of the role" if plan.duty else "area")
 
 
 def _cap(rows: list[ToolChoice]) -> list[ToolChoice]:
@@ -134,7 +166,8 @@ def cue_hits(text: str) -> dict[str, str]:
 
 def rank_builtins(plan: AgentPlan, request: str, taken: set[str]) -> list[ToolChoice]:
     """The builtins the agent's work calls for, each kept or left out with why."""
-    own = cue_hits(" ".join(x for x in (plan.duty, plan.name.replace("_", " ")) if x))
+    own = cue_hits(" ".join(x for x in (plan.duty or plan.focus, plan.name.replace("_", " "))
+                            if x))
     hits = own if plan.duty else {**cue_hits(request), **own}
     out = []
     for b in builtin_table():
@@ -172,6 +205,6 @@ def assign_request_builtins(plans: list[AgentPlan], request: str,
     return out
 
 
-def tools_for(plan: AgentPlan) -> list[tuple[str, str]]:
+def tools_for(plan: AgentPlan, request: str = "") -> list[tuple[str, str]]:
     """(pack, operation) pairs this agent gets."""
-    return [tuple(c.tool.split(".", 1)) for c in rank_operations(plan) if c.kept]  # type: ignore[misc]
+    return [tuple(c.tool.split(".", 1)) for c in rank_operations(plan, request) if c.kept]  # type: ignore[misc]

@@ -230,14 +230,15 @@ async def _execute(rt: RunContext, agent: AgentSpec, call: ToolCall, names: set[
                         "Pass the sub-task as `message`.")
         sub = await run_agent(rt, child, message, depth=depth + 1, parent=span)
         return ToolOutcome({"agent": child.name, "result": sub.text})
-    rt.tool_ctx.agent = agent.name
     args = dict(call.arguments)
     if agent.nexau is not None:
         refused = nexau.permission(rt, agent, call)
         if refused is not None:
             return refused
         args.update(agent.nexau.tool_kwargs.get(call.name, {}))
-    return await rt.tools[call.name].call(args, rt.tool_ctx)
+    async with rt.tool_turn:
+        rt.tool_ctx.agent = agent.name
+        return await rt.tools[call.name].call(args, rt.tool_ctx)
 
 
 async def _agent_tool(rt: RunContext, agent: AgentSpec, call: ToolCall, span: str,

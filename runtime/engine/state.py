@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -91,3 +92,7 @@ class RunContext:
     prompt_context: dict[str, Any] = field(default_factory=dict)  # the run's template values
     finished: dict[str, tuple[str, list[Message]]] = field(default_factory=dict)  # resumable
     locks: dict[str, Any] = field(default_factory=dict)  # tools that run one call at a time
+    # One tool implementation at a time per run, in the order the calls reach it: parallel
+    # branches whose tools really wait (the sandbox, MCP servers) still record their events,
+    # mutate the world and see the shared tool context in one order, whatever finishes first.
+    tool_turn: asyncio.Lock = field(default_factory=asyncio.Lock)

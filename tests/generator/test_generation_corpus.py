@@ -135,6 +135,15 @@ def test_a_tool_that_echoes_the_request_covers_nothing(gq: ModuleType) -> None:
     assert gq.score(_case(), real, vocab).caps_covered == 1
 
 
+def test_a_possessive_reads_as_the_phrase_it_states(gq: ModuleType) -> None:
+    vocab = gq.load_vocabulary()
+    case = _case(capabilities=["crm"], request="A desk that answers customers.")
+    stated = _built(gq, [("get_customer", "Read a customer's profile with plan and company.")])
+    vague = _built(gq, [("get_customer", "Read a customer with plan and company.")])
+    assert gq.score(case, stated, vocab).caps_covered == 1
+    assert gq.score(case, vague, vocab).caps_covered == 0
+
+
 def test_roles_count_and_homonyms_are_scored(gq: ModuleType) -> None:
     vocab = gq.load_vocabulary()
     built = gq.Built("prompt_chaining", (("researcher", "specialist", ""),
@@ -172,8 +181,8 @@ def test_bench_runs_and_never_prints_heldout_cases(gq: ModuleType,
 
 
 # Floors at the measured figures (percent; hits are counts): a change that loses ground fails.
-FLOORS = {"tuning": {"family": 94.0, "roles": 86.0, "tools": 34.0, "count": 93.0},
-          "heldout": {"family": 73.0, "roles": 76.0, "tools": 49.0, "count": 75.0}}
+FLOORS = {"tuning": {"family": 95.0, "roles": 87.0, "tools": 64.0, "count": 94.0},
+          "heldout": {"family": 73.0, "roles": 76.0, "tools": 62.0, "count": 75.0}}
 MAX_HITS = {"tuning": 0, "heldout": 4}
 
 

@@ -1,0 +1,86 @@
+"""Tools per agent: operations ranked by the agent's work and the request, writers that save
+what they draft, and the builtins that the work calls for (generator/tools.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from a4a.generator.pipeline import compile_request
+from a4a.generator.plan import AgentPlan, Area
+from a4a.generator.tools import MAX_TOOLS, rank_builtins, rank_operations
+from a4a.runtime import knowledge
+
+
+def _mailbox() -> tuple[Area, ...]:
+    ops = tuple(op.name for op in knowledge.domain_packs()["email"].operations)
+    assert len(ops) > MAX_TOOLS  # the cap has to choose
+    return (Area("email", "message", ops),)
+
+
+def _kept(plan: AgentPlan, request: str = "") -> set[str]:
+    return {c.tool for c in rank_operations(plan, request) if c.kept}
+
+
+def test_the_cap_keeps_what_the_request_asks_of_a_structural_agent() -> None:
+    plan = AgentPlan("executor", "executor", "carrying out approved actions", _mailbox())
+    request = "Add every new sender to the address book as a contact."
+    assert "email.add_contact" in _kept(plan, request)
+    assert "email.add_contact" not in _kept(plan)  # last in pack order: over the cap
+    assert len(_kept(plan, request)) == MAX_TOOLS
+
+
+def test_a_writer_saves_the_drafts_its_work_names_and_sends_nothing() -> None:
+    drafter = AgentPlan("reply_drafter", "writer",
+                        "Drafts replies in the user's voice and saves them as drafts", _mailbox())
+    rows = {c.tool: c for c in rank_operations(drafter)}
+    assert rows["email.save_draft"].kept
+    assert rows["email.save_draft"].reason == "the work is to draft or save this"
+    assert not rows["email.send_email"].kept and not rows["email.send_draft"].kept
+    assert not rows["email.discard_draft"].kept
+
+
+def test_a_writer_whose_work_changes_nothing_stays_read_only() -> None:
+    reader = AgentPlan("summarizer", "writer", "Summarizes each thread in two lines", _mailbox(),
+                       duty="summarizes each thread in two lines")
+    packs = knowledge.domain_packs()["email"]
+    assert not any(packs.operation(t.split(".")[1]).writes  # type: ignore[union-attr]
+                   for t in _kept(reader))
+
+
+def test_a_structural_agent_is_cued_by_its_focus() -> None:
+    plan = AgentPlan("proposer", "planner", "looks up flights and hotels for the team")
+    tools = {c.tool for c in rank_builtins(plan, "Help our team get to the offsite.", set())
+             if c.kept}
+    assert "builtin:web_search" in tools
+
+
+@pytest.mark.parametrize("request_text", [
+    "Write a cli snake game",
+    "写个类似今日头条的推荐系统",
+    "pygame をベースとした cli ヘビゲームを書く",
+])
+def test_a_software_build_gets_the_sandbox_and_workspace_files(request_text: str) -> None:
+    held = {n for a in compile_request(request_text).spec.agents for n in a.tool_names()}
+    assert {"python", "write_file"} <= held, held
+
+
+@pytest.mark.parametrize(("request_text", "tool"), [
+    ("Un agent qui récupère chaque matin les derniers articles et me les résume.", "web_search"),
+    ("Агент создает подкаст на основе контента по ссылке.", "web_read"),
+    ("A crew that writes a fiction novel from a single prompt.", "write_file"),
+    ("Plan a 5-day cultural trip to Kyoto for a family of 4.", "web_search"),
+])
+def test_builtins_follow_the_work_in_any_language(request_text: str, tool: str) -> None:
+    held = {n for a in compile_request(request_text).spec.agents for n in a.tool_names()}
+    assert tool in held, held
+
+
+def test_mail_and_social_operations_say_what_they_read_and_write() -> None:
+    email = knowledge.domain_packs()["email"]
+    social = knowledge.domain_packs()["social_media"]
+    said = {n: email.operation(n).description.lower()  # type: ignore[union-attr]
+            for n in ("list_messages", "search_mail", "read_message", "save_draft")}
+    assert all("email" in text for text in said.values()), said
+    assert "draft an email" in said["save_draft"]
+    for name in ("list_posts", "draft_post", "list_mentions"):
+        assert "social media" in social.operation(name).description.lower()  # type: ignore[union-attr]
