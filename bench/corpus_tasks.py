@@ -8,8 +8,9 @@ and the synth batch do) and each is run with the oracle policy (runtime.engine.o
 runtime.engine.run; the reward is runtime.world.rewards.score's composite.
 
 Printed per split: frameworks built, those with >= 3 tasks (%), tasks, tasks the oracle solves
-with reward 1.0 (%). Held-out cases are reported as aggregate counts only; --show-failures
-lists tuning cases only.
+with reward 1.0 (%), and the tasks by family (the packs' templates, lookups derived from held
+read operations, arithmetic questions for frameworks without world tools). Held-out cases are
+reported as aggregate counts only; --show-failures lists tuning cases only.
 
 Usage: python bench/corpus_tasks.py [--split both|tuning|heldout] [--n N] [--limit K]
            [--show-failures] [--json]
@@ -44,6 +45,7 @@ class Outcome:
     tasks: int = 0
     solved: int = 0
     failed: list[str] = field(default_factory=list)
+    sources: dict[str, int] = field(default_factory=dict)  # pack templates, lookups, arithmetic
 
 
 def oracle_reward(spec: Any, task: Any) -> float:
@@ -74,12 +76,20 @@ def measure(case: dict[str, Any], n: int, seed: int = 0) -> Outcome:
     out.domains = tuple(spec.environment.domains if spec.environment else ())
     made = synthesize(spec, n, seed)
     out.tasks = len(made)
+    out.sources = dict(Counter(_source(t.template) for t in made))
     for task in made:
         if oracle_reward(spec, task) >= 1.0:
             out.solved += 1
         else:
             out.failed.append(task.id)
     return out
+
+
+def _source(template: str) -> str:
+    """Which family a task came from."""
+    if template == "arithmetic":
+        return "arithmetic"
+    return "lookup" if template.startswith("lookup_") else "pack template"
 
 
 def summary(outcomes: list[Outcome]) -> dict[str, Any]:
@@ -92,6 +102,7 @@ def summary(outcomes: list[Outcome]) -> dict[str, Any]:
             "enough_pct": round(100 * enough / len(built), 1) if built else None,
             "tasks": tasks, "solved": solved,
             "solved_pct": round(100 * solved / tasks, 1) if tasks else None,
+            "sources": dict(sum((Counter(o.sources) for o in built), Counter())),
             "short_by_pattern": dict(Counter(o.pattern for o in built if o.tasks < FLOOR)),
             "short_no_pack": sum(1 for o in built if o.tasks < FLOOR and not o.domains)}
 
@@ -122,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     for split, r in report.items():
         print(f"{split:8s} {r['built']:6d} {r['enough']:6d} ({r['enough_pct']:5.1f}%) "
               f"{r['tasks']:6d} {r['solved']:6d} ({r['solved_pct'] or 0:5.1f}%)")
+        print(f"         tasks by family: {r['sources']}")
         print(f"         short of {FLOOR}: by pattern {r['short_by_pattern']}, "
               f"no pack {r['short_no_pack']}")
     return 0

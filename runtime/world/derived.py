@@ -82,13 +82,16 @@ _ASK = ("What is {e}? Give the exact number.", "Work out {e} and tell me the res
         "Before anything else, compute {e}.")
 
 
-def arithmetic(rng: random.Random) -> tuple[str, str, str]:
-    """(query, expression, answer) of one arithmetic question over two-digit numbers."""
-    a, b = rng.randint(12, 99), rng.randint(12, 99)
-    c = rng.randint(2, b - 1)
-    shape, value = rng.choice(_SHAPES)
-    expr = shape.format(a=a, b=b, c=c)
-    return rng.choice(_ASK).format(e=expr), expr, str(value(a, b, c))
+def arithmetic(rng: random.Random, n: int) -> list[tuple[str, str, str]]:
+    """`n` distinct (query, expression, answer) questions over two-digit numbers."""
+    out: dict[str, tuple[str, str, str]] = {}
+    while len(out) < n:
+        a, b = rng.randint(12, 99), rng.randint(12, 99)
+        c = rng.randint(2, b - 1)
+        shape, value = rng.choice(_SHAPES)
+        expr = shape.format(a=a, b=b, c=c)
+        out.setdefault(expr, (rng.choice(_ASK).format(e=expr), expr, str(value(a, b, c))))
+    return list(out.values())
 
 
 def labels(kind: str) -> dict[str, list[str]]:

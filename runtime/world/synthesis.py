@@ -6,7 +6,8 @@ the framework's tools cover; problem types are sampled with inverse-frequency we
 call is attributed to the agent that should make it: the first agent, in breadth-first order
 from the entry, that holds the tool. When those templates give fewer than `n` tasks, the
 derived families of runtime.world.derived fill up: lookups over the held read operations,
-then arithmetic questions (with the calculator when an agent holds it).
+then arithmetic questions (with the calculator when an agent holds it; up to FLOOR tasks
+when the framework has world tasks, up to `n` when it has none).
 """
 
 from __future__ import annotations
@@ -162,6 +163,8 @@ def derived_candidates(spec: FrameworkSpec) -> list[tuple[DomainPack, TaskTempla
                                                 if p == d and name in held})]
 
 
+FLOOR = 3  # tasks every framework gets when `n` asks for at least as many
+
 _VOICES = ("I'm {p}. {q}", "{q} (I'm {p}.)", "Context: I'm {p}. {q}", "{q}")
 
 
@@ -177,8 +180,10 @@ def synthesize(spec: FrameworkSpec, n: int, seed: int = 0) -> list[Task]:
     out = _from_templates(spec, candidates(spec), n, seed)
     if len(out) < n:
         out += _from_templates(spec, derived_candidates(spec), n - len(out), seed, "lookups:")
-    if len(out) < n:
-        out += _arithmetic(spec, n - len(out), seed)
+    # off-topic for a framework with world tasks: there they only make up the floor
+    want = min(n, FLOOR) if out else n
+    if len(out) < want:
+        out += _arithmetic(spec, want - len(out), seed)
     return out
 
 
@@ -231,22 +236,13 @@ def _arithmetic(spec: FrameworkSpec, n: int, seed: int) -> list[Task]:
     calc = next((t.name for t in spec.tools
                  if t.implementation == "builtin:calculator" and t.name in held), None)
     agents = Topology(spec).assign([calc]) if calc else None
-    rng = random.Random(f"arithmetic:{seed}")
     world_seed = spec.environment.seed if spec.environment else 0
-    out: list[Task] = []
-    seen: set[str] = set()
-    for draw in range(n * 20):
-        if len(out) >= n:
-            break
-        query, expr, value = derived.arithmetic(rng)
-        if expr in seen:
-            continue
-        seen.add(expr)
-        plan = derived.calculator_plan(calc, expr, agents[0]) if calc and agents else []
-        out.append(Task(
-            id=task_id("builtin", "arithmetic", world_seed, draw), pack="builtin",
-            template="arithmetic", difficulty="easy", problem_type=["arithmetic"],
-            problem_type_labels=derived.labels("arithmetic"), persona={"en": "", "zh": ""},
-            query=query, world_seed=world_seed, plan=plan,
-            checker={"expected_diff": [], "answer": [value]}))
-    return out
+    rng = random.Random(f"arithmetic:{seed}")
+    return [Task(
+        id=task_id("builtin", "arithmetic", world_seed, draw), pack="builtin",
+        template="arithmetic", difficulty="easy", problem_type=["arithmetic"],
+        problem_type_labels=derived.labels("arithmetic"), persona={"en": "", "zh": ""},
+        query=query, world_seed=world_seed,
+        plan=derived.calculator_plan(calc, expr, agents[0]) if calc and agents else [],
+        checker={"expected_diff": [], "answer": [value]})
+        for draw, (query, expr, value) in enumerate(derived.arithmetic(rng, n))]

@@ -4,11 +4,7 @@ derived task families that serve frameworks the packs' templates do not (runtime
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -17,25 +13,11 @@ from a4a.runtime.ir.spec import AgentSpec, FrameworkSpec, Limits, PatternNode, T
 from a4a.runtime.world import derived
 from a4a.runtime.world.synthesis import synthesize
 from a4a.runtime.world.tasks import instantiate
+from bench import corpus_tasks as bench
 from tests.runtime.test_tasks import FunctionLLM, _noop, oracle, pack_framework, run
 
-ROOT = Path(__file__).resolve().parents[2]
 
-
-@pytest.fixture(scope="module")
-def bench() -> ModuleType:
-    """The bench module, imported from its file."""
-    spec = importlib.util.spec_from_file_location("corpus_tasks",
-                                                  ROOT / "bench" / "corpus_tasks.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["corpus_tasks"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_every_sampled_tuning_framework_gets_three_tasks_the_oracle_solves(
-        bench: ModuleType) -> None:
+def test_every_sampled_tuning_framework_gets_three_tasks_the_oracle_solves() -> None:
     cases = bench.load_cases("tuning")[::4]
     outcomes = [bench.measure(c, 3) for c in cases]
     report = bench.summary(outcomes)
