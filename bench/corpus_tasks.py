@@ -87,9 +87,11 @@ def measure(case: dict[str, Any], n: int, seed: int = 0) -> Outcome:
 
 def _source(template: str) -> str:
     """Which family a task came from."""
-    if template == "arithmetic":
-        return "arithmetic"
-    return "lookup" if template.startswith("lookup_") else "pack template"
+    from a4a.runtime.world.derived import is_derived
+
+    if not is_derived(template):
+        return "pack template"
+    return "arithmetic" if template == "arithmetic" else "lookup"
 
 
 def summary(outcomes: list[Outcome]) -> dict[str, Any]:

@@ -26,6 +26,11 @@ _SEARCH = ("Find the {r} whose {f} is \"{{rec.{k}}}\" and give me its id.",
            "Which {r} has {f} \"{{rec.{k}}}\"? I need its id.")
 
 
+def is_derived(template: str) -> bool:
+    """Whether a task's template id names one of these families (not a pack's template)."""
+    return template == "arithmetic" or template.startswith("lookup_")
+
+
 def _answerable(f: FieldSpec) -> bool:
     """A field whose seeded value makes an unambiguous answer fact."""
     return f.type in ("string", "integer", "number", "date") and bool(f.seed)
