@@ -9,7 +9,8 @@
   run that made no call where calls were needed);
 - composite: 0.4 state + 0.4 answer + 0.2 process by default (weights configurable), where
   process = tool accuracy x efficiency, so a skipped or wrong call always costs reward even
-  when it did not change the world;
+  when it did not change the world; a task without gold calls (an arithmetic question for
+  agents that only reason) shows its process only in the answer, so there process needs it;
 - pass^k over repeated runs.
 """
 
@@ -66,6 +67,8 @@ def score(task: dict[str, Any], record: dict[str, Any],
     gold = len(task["plan"])
     efficiency = min(gold, len(calls)) / max(gold, len(calls)) if calls or gold else 1.0
     tool = tool_accuracy(task["plan"], calls)
+    if not gold and answer < 1.0:
+        tool = 0.0
     composite = w["state"] * state + w["answer"] * answer + w["process"] * tool * efficiency
     return {"state": state, "answer": round(answer, 6), "tool": round(tool, 6),
             "efficiency": round(efficiency, 6), "composite": round(composite, 6)}

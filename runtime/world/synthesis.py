@@ -4,7 +4,10 @@ Templates are drawn from the domain packs of the framework's environment whose o
 the framework's tools cover; problem types are sampled with inverse-frequency weights
 (1 / (count + 1) ** 1.5 per problem-type path) so rare types are not starved. Each gold
 call is attributed to the agent that should make it: the first agent, in breadth-first order
-from the entry, that holds the tool.
+from the entry, that holds the tool. When those templates give fewer than `n` tasks, the
+derived families of runtime.world.derived fill up: lookups over the held read operations,
+then arithmetic questions (with the calculator when an agent holds it; up to FLOOR tasks
+when the framework has world tasks, up to `n` when it has none).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 from a4a.runtime import knowledge
 from a4a.runtime.ir.domain import DomainPack, ProblemType, TaskTemplate
 from a4a.runtime.ir.spec import FrameworkSpec
+from a4a.runtime.world import derived
 from a4a.runtime.world.tasks import TemplateError, instantiate, task_id
 
 
@@ -128,6 +132,8 @@ class Topology:
 
 
 def _labels(tree: list[ProblemType], path: list[str]) -> dict[str, list[str]]:
+    if path[0] in derived.LABELS:
+        return derived.labels(path[0])
     en, zh, nodes = [], [], tree
     for key in path:
         node = next(n for n in nodes if n.id == key)
@@ -147,6 +153,18 @@ def candidates(spec: FrameworkSpec) -> list[tuple[DomainPack, TaskTemplate]]:
             if all((d, s.op) in tools and tools[(d, s.op)] in held for s in t.plan)]
 
 
+def derived_candidates(spec: FrameworkSpec) -> list[tuple[DomainPack, TaskTemplate]]:
+    """Lookup templates over the read operations the framework's reachable agents hold."""
+    packs = knowledge.domain_packs()
+    tools, held = tool_names(spec), owners(spec)
+    domains = spec.environment.domains if spec.environment else []
+    return [(packs[d], t) for d in domains if d in packs
+            for t in derived.lookups(packs[d], {op for (p, op), name in tools.items()
+                                                if p == d and name in held})]
+
+
+FLOOR = 3  # tasks every framework gets when `n` asks for at least as many
+
 _VOICES = ("I'm {p}. {q}", "{q} (I'm {p}.)", "Context: I'm {p}. {q}", "{q}")
 
 
@@ -158,11 +176,23 @@ def _in_voice(persona: str, query: str, rng: random.Random) -> str:
 
 
 def synthesize(spec: FrameworkSpec, n: int, seed: int = 0) -> list[Task]:
-    """Up to `n` distinct tasks (fewer when the framework's tools cover few templates)."""
-    pool = candidates(spec)
+    """Up to `n` distinct tasks: the packs' templates first, then the derived families."""
+    out = _from_templates(spec, candidates(spec), n, seed)
+    if len(out) < n:
+        out += _from_templates(spec, derived_candidates(spec), n - len(out), seed, "lookups:")
+    # off-topic for a framework with world tasks: there they only make up the floor
+    want = min(n, FLOOR) if out else n
+    if len(out) < want:
+        out += _arithmetic(spec, want - len(out), seed)
+    return out
+
+
+def _from_templates(spec: FrameworkSpec, pool: list[tuple[DomainPack, TaskTemplate]], n: int,
+                    seed: int, family: str = "") -> list[Task]:
+    """Up to `n` distinct tasks drawn from `pool` (fewer when it covers few templates)."""
     if not pool:
         return []
-    rng = random.Random(f"tasks:{seed}")
+    rng = random.Random(f"{family}tasks:{seed}")
     counts: Counter[tuple[str, ...]] = Counter()
     tools, topo = tool_names(spec), Topology(spec)
     world_seed = spec.environment.seed if spec.environment else 0
@@ -174,7 +204,8 @@ def synthesize(spec: FrameworkSpec, n: int, seed: int = 0) -> list[Task]:
         weights = [1 / (counts[(p.id, *t.problem_type)] + 1) ** 1.5 for p, t in pool]
         pack, template = rng.choices(pool, weights)[0]
         try:
-            inst = instantiate(template, pack, world_seed, random.Random(f"{seed}:{draw}"))
+            inst = instantiate(template, pack, world_seed,
+                               random.Random(f"{family}{seed}:{draw}"))
         except TemplateError:
             continue
         key = json.dumps([template.id, inst.query, [c.args for c in inst.calls]], sort_keys=True)
@@ -197,3 +228,21 @@ def synthesize(spec: FrameworkSpec, n: int, seed: int = 0) -> list[Task]:
             world_seed=world_seed, plan=plan,
             checker={"expected_diff": inst.expected_diff, "answer": list(inst.answer)}))
     return out
+
+
+def _arithmetic(spec: FrameworkSpec, n: int, seed: int) -> list[Task]:
+    """Up to `n` arithmetic tasks; the calculator's holder computes when there is one."""
+    held = owners(spec)
+    calc = next((t.name for t in spec.tools
+                 if t.implementation == "builtin:calculator" and t.name in held), None)
+    agents = Topology(spec).assign([calc]) if calc else None
+    world_seed = spec.environment.seed if spec.environment else 0
+    rng = random.Random(f"arithmetic:{seed}")
+    return [Task(
+        id=task_id("builtin", "arithmetic", world_seed, draw), pack="builtin",
+        template="arithmetic", difficulty="easy", problem_type=["arithmetic"],
+        problem_type_labels=derived.labels("arithmetic"), persona={"en": "", "zh": ""},
+        query=query, world_seed=world_seed,
+        plan=derived.calculator_plan(calc, expr, agents[0]) if calc and agents else [],
+        checker={"expected_diff": [], "answer": [value]})
+        for draw, (query, expr, value) in enumerate(derived.arithmetic(rng, n))]
