@@ -61,7 +61,8 @@ def synth_rows(args: argparse.Namespace) -> dict[str, Any]:
     specs = {e["framework_id"]: load_framework(batch / e["path"]) for e in envs if e["valid"]}
     records = [json.loads(x) for x in (batch / "trajectories.jsonl").read_text().splitlines()]
     parts = recipe.split(records)
-    rows = {k: recipe.build_rows(v, specs, seed=args.seed) for k, v in parts.items()}
+    rows = {k: recipe.build_rows(v, specs, irrelevant_every=args.irrelevant_every, seed=args.seed)
+            for k, v in parts.items()}
     kinds: dict[str, int] = {}
     for r in rows["train"]:
         kinds[r["meta"]["kind"]] = kinds.get(r["meta"]["kind"], 0) + 1
@@ -100,7 +101,7 @@ def train(args: argparse.Namespace, rows: list[dict[str, Any]], base: Path) -> d
 
 def next_call(model: Path, rows: dict[str, list[dict[str, Any]]], cases: int,
               new_tokens: int) -> dict[str, Any]:
-    """Next-call accuracy of `model` on the first `cases` gold calls of each held-out split."""
+    """Next-call accuracy of `model` on `cases` gold calls spread over each held-out split."""
     from a4a.runtime.llm.base import LLMRequest, Message
     from a4a.runtime.llm.local import LocalLLM
     from a4a.training import recipe
@@ -111,9 +112,13 @@ def next_call(model: Path, rows: dict[str, list[dict[str, Any]]], cases: int,
         msgs = tuple(Message(m["role"], m["content"]) for m in chat)  # type: ignore[arg-type]
         return llm.generate(LLMRequest(msgs, tool_mode=recipe.MODE)).message.content
 
-    return {s: recipe.next_call_accuracy(generate, recipe.next_call_cases(
-        r["messages"] for r in rows[s] if r["meta"]["kind"] != "irrelevant")[:cases])
-            for s in SPLITS}
+    out = {}
+    for split in SPLITS:
+        every = recipe.next_call_cases(r["messages"] for r in rows[split]
+                                       if r["meta"]["kind"] != "irrelevant")
+        picked = every[::max(1, len(every) // cases)][:cases]  # spread over the split's runs
+        out[split] = {**recipe.next_call_accuracy(generate, picked), "of": len(every)}
+    return out
 
 
 def _cell(s: dict[str, Any] | None) -> str:
@@ -142,6 +147,8 @@ def main() -> None:
     p.add_argument("--n", type=int, default=120, help="environments to synthesize")
     p.add_argument("--tasks-per-env", type=int, default=4)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--irrelevant-every", type=int, default=2,
+                   help="one irrelevance row per this many runs")
     p.add_argument("--max-steps", type=int, default=200, help="optimizer steps")
     p.add_argument("--grad-accum", type=int, default=2)
     p.add_argument("--lr", type=float, default=5e-4)

@@ -163,7 +163,7 @@ def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, Fr
     """
     rng = random.Random(seed)
     fws = {i: Framework(i, world_tools(s)) for i, s in frameworks.items()}
-    own = {i: {a.name: list(a.tools) for a in s.agents} for i, s in frameworks.items()}
+    own = {i: {a.name: a.tool_names() for a in s.agents} for i, s in frameworks.items()}
     rows: list[dict[str, Any]] = []
     for n, record in enumerate(records):
         fw = fws.get(record.get("framework_id", ""))
