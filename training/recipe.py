@@ -11,8 +11,9 @@ call grammar of the Hermes text mode appended, the request as the user turn, cal
   (failed calls and the calls that recover from them included), the final answer last;
 - `agent` rows: the same for each agent that called world operations, from its own input and
   its own tools (per-agent samples);
-- `irrelevant` rows: a task of one framework offered only another domain's operations; the
-  answer is text, no call.
+- `irrelevant` rows: a task of one framework offered only another domain's operations, and
+  `near_miss` rows: a task offered only its own framework's operations that its run never
+  called; the answer is text, no call.
 
 The names and arguments are a4a's world vocabulary. `next_call_cases` and `next_call_accuracy`
 give the per-turn inner metric: the conversation up to each gold call, the model's next call
@@ -149,9 +150,24 @@ def irrelevant_row(record: Mapping[str, Any], fw: Framework, others: Sequence[Fr
     return _row(chat, record, "irrelevant")
 
 
+def near_miss_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
+                  ) -> dict[str, Any] | None:
+    """The task offered only its own framework's operations that its run never called.
+
+    Same domain, no operation the gold plan needs: the nearest case of "no tool fits".
+    """
+    used = {e["name"] for e in _world_calls(record.get("events", []), fw.tools)}
+    rest = sorted(set(fw.tools) - used)
+    if not used or not rest:
+        return None
+    names = rng.sample(rest, min(len(rest), rng.randint(1, 3)))
+    chat = render([fw.tools[n] for n in names], record["task"], [], rng.choice(REFUSALS))
+    return _row(chat, record, "near_miss")
+
+
 def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, FrameworkSpec],
-               *, irrelevant_every: int = 4, agents_per_run: int | None = 1, seed: int = 0
-               ) -> list[dict[str, Any]]:
+               *, irrelevant_every: int = 4, agents_per_run: int | None = 1,
+               near_miss_every: int = 0, seed: int = 0) -> list[dict[str, Any]]:
     """Task, per-agent and irrelevance rows of completed runs, deduplicated.
 
     Args:
@@ -159,6 +175,7 @@ def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, Fr
         frameworks: Framework id to its spec; runs of other frameworks are skipped.
         irrelevant_every: One irrelevance row per this many runs (0: none).
         agents_per_run: Per-agent rows kept per run (drawn; None: all).
+        near_miss_every: One near-miss row (`near_miss_row`) per this many runs (0: none).
         seed: Seed of the distractor and irrelevance draws.
     """
     rng = random.Random(seed)
@@ -177,6 +194,9 @@ def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, Fr
         if irrelevant_every and n % irrelevant_every == 0:
             extra = irrelevant_row(record, fw, list(fws.values()), rng)
             rows += [extra] if extra else []
+        if near_miss_every and n % near_miss_every == 0:
+            near = near_miss_row(record, fw, rng)
+            rows += [near] if near else []
     return list(data.dedup(rows))
 
 

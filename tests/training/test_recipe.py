@@ -117,3 +117,19 @@ def test_split_keeps_held_out_frameworks_whole() -> None:
     held = {r["framework_id"] for r in parts["held_framework"]}
     assert not held & {r["framework_id"] for r in parts["train"] + parts["held_task"]}
     assert recipe.split(records) == parts
+
+
+def test_near_miss_rows_offer_the_framework_but_none_of_the_tools_its_run_called(runs: Any
+                                                                                ) -> None:
+    specs, records = runs
+    rows = recipe.build_rows(records, specs, irrelevant_every=0, near_miss_every=1)
+    near = [r for r in rows if r["meta"]["kind"] == "near_miss"]
+    assert near
+    for row in near:
+        spec = specs[row["meta"]["framework_id"]]
+        record = next(r for r in records if r["task_id"] == row["meta"]["task_id"])
+        system = row["messages"][0]["content"]
+        used = {c["name"] for c in _world_calls(record, spec)}
+        offered = {n for n in recipe.world_tools(spec) if f'"name": "{n}"' in system}
+        assert offered and not offered & used
+        assert row["messages"][-1]["content"] in recipe.REFUSALS
