@@ -102,7 +102,7 @@ def train(args: argparse.Namespace, rows: list[dict[str, Any]], base: Path) -> d
 
 def next_call(model: Path, rows: dict[str, list[dict[str, Any]]], cases: int,
               new_tokens: int) -> dict[str, Any]:
-    """Next-call accuracy of `model` on `cases` gold calls spread over each held-out split."""
+    """Next-call accuracy of `model` on the first `cases` gold calls of each held-out split."""
     from a4a.runtime.llm.base import LLMRequest, Message
     from a4a.runtime.llm.local import LocalLLM
     from a4a.training import recipe
@@ -117,8 +117,7 @@ def next_call(model: Path, rows: dict[str, list[dict[str, Any]]], cases: int,
     for split in SPLITS:
         every = recipe.next_call_cases(r["messages"] for r in rows[split]
                                        if r["meta"]["kind"] != "irrelevant")
-        picked = every[::max(1, len(every) // cases)][:cases]  # spread over the split's runs
-        out[split] = {**recipe.next_call_accuracy(generate, picked), "of": len(every)}
+        out[split] = {**recipe.next_call_accuracy(generate, every[:cases]), "of": len(every)}
     return out
 
 
