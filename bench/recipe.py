@@ -1,0 +1,184 @@
+"""The SFT recipe end to end on the embedded model, scored on BFCL and on a4a's own next calls.
+
+1. `a4a synth` (oracle policy) builds `--n` environments from a4a's request corpora with
+   `--tasks-per-env` tasks each and records their runs.
+2. Runs split by stable hashes: whole held-out frameworks, held-out tasks of training
+   frameworks, training runs. Training runs become SFT rows (training.recipe: task rows,
+   per-agent rows, rows that recover from tool errors, irrelevance rows) in the Hermes text
+   style `bench/bfcl.py` prompts with. No BFCL item is read to build them.
+3. LoRA SFT of SmolLM2-135M-Instruct on one thread (`--max-steps`), merged into plain weights.
+4. BFCL v4 AST accuracy (bench/bfcl.py) of base and SFT on `--categories`, first `--limit`
+   items each; per-turn next-call accuracy on `--cases` held-out turns of each split.
+5. Prints the table; every stage's output stays in `--out` and a rerun reuses it (delete a file
+   to redo its stage): data.json, lora/, merged/, bfcl_base.json, bfcl_sft.json, next_call.json.
+
+Usage: OMP_NUM_THREADS=1 nice python bench/recipe.py [--out build/recipe] [--n 120]
+       [--tasks-per-env 4] [--max-steps 120] [--limit 25] [--cases 20]
+(needs `make train`, `make model` and `make bfcl`; hours on 2 cores at the defaults)
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SPLITS = ("held_task", "held_framework")
+
+
+def _bench(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _cached(path: Path, make: Any) -> Any:
+    if path.exists():
+        return json.loads(path.read_text())
+    value = make()
+    path.write_text(json.dumps(value, indent=1))
+    return value
+
+
+def synth_rows(args: argparse.Namespace) -> dict[str, Any]:
+    """Synthesize, split and build rows; the rows of each split and the counts."""
+    from a4a.synth import SynthConfig, SynthOptions, synthesize
+    from a4a.training import recipe
+    from a4a.training.eval_run import load_framework
+
+    batch = args.out / "synth"
+    start = time.perf_counter()
+    if not (batch / "trajectories.jsonl").exists():
+        synthesize(batch, SynthConfig(n=args.n, tasks_per_env=args.tasks_per_env, seed=args.seed),
+                   options=SynthOptions(workers=1, catalog=False))
+    envs = [json.loads(x) for x in (batch / "environments.jsonl").read_text().splitlines()]
+    specs = {e["framework_id"]: load_framework(batch / e["path"]) for e in envs if e["valid"]}
+    records = [json.loads(x) for x in (batch / "trajectories.jsonl").read_text().splitlines()]
+    parts = recipe.split(records)
+    rows = {k: recipe.build_rows(v, specs, irrelevant_every=args.irrelevant_every,
+                                 near_miss_every=args.near_miss_every, seed=args.seed)
+            for k, v in parts.items()}
+    kinds: dict[str, int] = {}
+    for r in rows["train"]:
+        kinds[r["meta"]["kind"]] = kinds.get(r["meta"]["kind"], 0) + 1
+    return {"rows": rows, "runs": {k: len(v) for k, v in parts.items()},
+            "frameworks": {k: len({r["framework_id"] for r in v}) for k, v in parts.items()},
+            "kinds": kinds, "recovering": sum(bool(r["meta"].get("recovers"))
+                                              for r in rows["train"]),
+            "seconds": round(time.perf_counter() - start, 1)}
+
+
+def train(args: argparse.Namespace, rows: list[dict[str, Any]], base: Path) -> dict[str, Any]:
+    """LoRA SFT on the rows and the merge; steps, tokens, losses and wall time."""
+    from a4a.training.loop import finetune, merge_and_export
+
+    start = time.perf_counter()
+
+    def report(state: Any) -> None:
+        if state.step % 10 == 0 or state.step == state.total_steps:
+            print(f"  step {state.step}/{state.total_steps} loss {state.losses[-1]:.3f} "
+                  f"({time.perf_counter() - start:.0f} s)", flush=True)
+
+    state = finetune(base, rows, format="function_calling", style="hermes",
+                     max_seq_length=args.max_seq_length, output_dir=args.out / "lora",
+                     num_epochs=1, max_steps=args.max_steps, batch_size=1,
+                     gradient_accumulation_steps=args.grad_accum, learning_rate=args.lr,
+                     lora_r=16, lora_alpha=32, callbacks=[report], seed=args.seed, save_steps=50,
+                     target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj",
+                                     "up_proj", "down_proj"])
+    seconds = time.perf_counter() - start
+    merge_and_export(state.checkpoint or "", args.out / "merged", base=base)
+    tail = state.losses[-10:]
+    return {"steps": state.step, "tokens": state.tokens, "seconds": round(seconds, 1),
+            "samples": state.step * args.grad_accum, "loss_first": state.losses[0],
+            "loss_last10": sum(tail) / len(tail)}
+
+
+def next_call(model: Path, rows: dict[str, list[dict[str, Any]]], cases: int,
+              new_tokens: int) -> dict[str, Any]:
+    """Next-call accuracy of `model` on the first `cases` gold calls of each held-out split."""
+    from a4a.runtime.llm.base import LLMRequest, Message
+    from a4a.runtime.llm.local import LocalLLM
+    from a4a.training import recipe
+
+    llm = LocalLLM(model, max_new_tokens=new_tokens)
+
+    def generate(chat: list[dict[str, str]]) -> str:
+        msgs = tuple(Message(m["role"], m["content"]) for m in chat)  # type: ignore[arg-type]
+        return llm.generate(LLMRequest(msgs, tool_mode=recipe.MODE)).message.content
+
+    out = {}
+    for split in SPLITS:
+        every = recipe.next_call_cases(r["messages"] for r in rows[split]
+                                       if r["meta"]["kind"] != "irrelevant")
+        out[split] = {**recipe.next_call_accuracy(generate, every[:cases]), "of": len(every)}
+    return out
+
+
+def _cell(s: dict[str, Any] | None) -> str:
+    return "n/a" if not s else f"{s['accuracy']:.3f} ± {s['se']:.3f} (n={s['n']})"
+
+
+def table(bfcl: dict[str, Any], calls: dict[str, Any]) -> str:
+    """BFCL per category and next-call accuracy, base vs SFT, as a markdown table."""
+    rows = ["| measure | base SmolLM2-135M | SFT (a4a synth) |", "|---|---|---|"]
+    for category in bfcl["base"]["categories"]:
+        rows.append(f"| BFCL {category} | {_cell(bfcl['base']['categories'][category])} | "
+                    f"{_cell(bfcl['sft']['categories'].get(category))} |")
+    for split in SPLITS:
+        rows.append(f"| next call, {split.replace('_', ' ')} | {_cell(calls['base'][split])} | "
+                    f"{_cell(calls['sft'][split])} |")
+    return "\n".join(rows)
+
+
+def main() -> None:
+    """Run (or resume) every stage and print the figures."""
+    import torch
+
+    torch.set_num_threads(1)
+    p = argparse.ArgumentParser()
+    p.add_argument("--out", type=Path, default=Path("build/recipe"))
+    p.add_argument("--n", type=int, default=120, help="environments to synthesize")
+    p.add_argument("--tasks-per-env", type=int, default=4)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--irrelevant-every", type=int, default=2,
+                   help="one irrelevance row per this many runs")
+    p.add_argument("--near-miss-every", type=int, default=0,
+                   help="one near-miss row (own framework, no tool its run used) per N runs")
+    p.add_argument("--max-steps", type=int, default=200, help="optimizer steps")
+    p.add_argument("--grad-accum", type=int, default=2)
+    p.add_argument("--lr", type=float, default=5e-4)
+    p.add_argument("--max-seq-length", type=int, default=512)
+    p.add_argument("--limit", type=int, default=25, help="BFCL items per category")
+    p.add_argument("--categories", default="simple_python,multiple,irrelevance")
+    p.add_argument("--new-tokens", type=int, default=128, help="new tokens per BFCL reply")
+    p.add_argument("--cases", type=int, default=20, help="next-call turns per held-out split")
+    args = p.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    base = _bench("finetune_e2e").model_dir()
+    made = _cached(args.out / "data.json", lambda: synth_rows(args))
+    print(f"data: {made['runs']} runs, {made['frameworks']} frameworks; train rows "
+          f"{made['kinds']}, {made['recovering']} recover from tool errors ({made['seconds']} s)")
+    fit = _cached(args.out / "train.json", lambda: train(args, made["rows"]["train"], base))
+    print(f"SFT: {fit['steps']} steps x {args.grad_accum} rows, {fit['tokens']} trainable tokens, "
+          f"{fit['seconds']:.0f} s on one thread; loss {fit['loss_first']:.3f} -> "
+          f"{fit['loss_last10']:.3f} (mean of last 10)")
+    merged, bench = args.out / "merged", _bench("bfcl")
+    cats = [c for c in args.categories.split(",") if c]
+    scores = {label: _cached(args.out / f"bfcl_{label}.json", lambda m=model: bench.run(
+        m, cats, args.limit, "hermes", args.new_tokens)) for label, model in
+        (("base", None), ("sft", merged))}
+    calls = _cached(args.out / "next_call.json", lambda: {
+        label: next_call(model, made["rows"], args.cases, 96)
+        for label, model in (("base", base), ("sft", merged))})
+    print(table(scores, calls))
+
+
+if __name__ == "__main__":
+    main()

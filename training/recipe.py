@@ -1,0 +1,247 @@
+"""SFT rows from a4a synth runs in the prompt style of a single text-mode tool-calling turn.
+
+A model is trained on the rendering it is prompted with. A plain tool-calling prompt (as the
+embedded backend and `bench/bfcl.py` send it) is a short system prompt with the tool list and
+call grammar of the Hermes text mode appended, the request as the user turn, calls written as
+`<tool_call>{"name": ..., "arguments": ...}</tool_call>` and results read back as
+`<tool_response>` user turns. Rows here are built from a4a's own oracle runs in that shape:
+
+- `task` rows: the task as the user turn, the world operations the run called (with a few of
+  the framework's other operations as distractors, shuffled), every call and result in order
+  (failed calls and the calls that recover from them included), the final answer last;
+- `agent` rows: the same for each agent that called world operations, from its own input and
+  its own tools (per-agent samples);
+- `irrelevant` rows: a task of one framework offered only another domain's operations, and
+  `near_miss` rows: a task offered only its own framework's operations that its run never
+  called; the answer is text, no call.
+
+The names and arguments are a4a's world vocabulary. `next_call_cases` and `next_call_accuracy`
+give the per-turn inner metric: the conversation up to each gold call, the model's next call
+compared with it by AST (name and parsed arguments).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from a4a.runtime.ir.spec import FrameworkSpec
+from a4a.runtime.llm import textmodes
+from a4a.runtime.llm.base import Message, ToolCall, ToolSchema
+from a4a.training import data
+from a4a.training.bfcl import SYSTEM, accuracy
+
+MODE = "hermes"
+MAX_TOOLS = 4  # tools offered per row: the used ones plus distractors up to this many
+MAX_RESULT = 300  # characters of a tool result kept in a row (long listings are cut)
+REFUSALS = (
+    "None of the available tools can do this, so I cannot carry out the request here.",
+    "I can't help with that using these tools: none of them fits the request.",
+    "The tools I have do not cover this request, so no call is made.",
+)
+Chat = list[dict[str, str]]
+
+
+@dataclass(frozen=True)
+class Framework:
+    """A built framework's world operations (name to schema) and its id."""
+
+    id: str
+    tools: dict[str, ToolSchema]
+
+
+def world_tools(spec: FrameworkSpec) -> dict[str, ToolSchema]:
+    """The framework's world operations as its agents see them (no sub-agent or control tools)."""
+    from a4a.training.textmode import agent_tools
+
+    names = {t.name for t in spec.tools} - {"ask_human"}
+    return {s.name: s for schemas in agent_tools(spec).values() for s in schemas
+            if s.name in names}
+
+
+def _result(event: Mapping[str, Any]) -> str:
+    result = event.get("result")
+    text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+    return text if len(text) <= MAX_RESULT else text[:MAX_RESULT] + " ..."
+
+
+def render(tools: Sequence[ToolSchema], user: str, calls: Sequence[Mapping[str, Any]],
+           answer: str) -> Chat:
+    """One conversation: tools in the system prompt, the user turn, calls with results, answer."""
+    from a4a.runtime.engine.textcalls import system_with_tools
+    from a4a.runtime.llm.local import chat_messages
+
+    msgs = [Message("system", system_with_tools(SYSTEM, tuple(tools), MODE)),
+            Message("user", user)]
+    for e in calls:
+        msgs.append(Message("assistant", "", (ToolCall(e["id"], e["name"], e["arguments"]),)))
+        msgs.append(Message("tool", _result(e), tool_call_id=e["id"], name=e["name"]))
+    msgs.append(Message("assistant", answer))
+    return chat_messages(tuple(msgs), MODE)
+
+
+def _offer(used: Sequence[str], pool: Mapping[str, ToolSchema], rng: random.Random
+           ) -> list[ToolSchema]:
+    """The used tools plus distractors from `pool`, shuffled, at most MAX_TOOLS (or all used)."""
+    names = list(dict.fromkeys(used))
+    others = [n for n in sorted(pool) if n not in names]
+    extra = rng.randint(0, max(0, min(len(others), MAX_TOOLS - len(names))))
+    offered = names + rng.sample(others, extra)
+    rng.shuffle(offered)
+    return [pool[n] for n in offered]
+
+
+def _world_calls(events: Iterable[Mapping[str, Any]], world: Mapping[str, ToolSchema]
+                 ) -> list[Mapping[str, Any]]:
+    return [e for e in events if e.get("type") == "tool_call" and e.get("name") in world
+            and isinstance(e.get("arguments"), dict)]
+
+
+def _row(chat: Chat, record: Mapping[str, Any], kind: str, **meta: Any) -> dict[str, Any]:
+    return {"messages": chat, "tools": [],
+            "meta": {"framework_id": record.get("framework_id"), "task_id": record.get("task_id"),
+                     "kind": kind, **meta}}
+
+
+def task_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
+             ) -> dict[str, Any] | None:
+    """The whole run as one tool-calling conversation on the task, or None without calls."""
+    calls = _world_calls(record.get("events", []), fw.tools)
+    if not calls:
+        return None
+    tools = _offer([e["name"] for e in calls], fw.tools, rng)
+    chat = render(tools, record["task"], calls, record.get("final_answer") or "Done.")
+    return _row(chat, record, "task", recovers=not all(e.get("ok", True) for e in calls))
+
+
+def agent_rows(record: Mapping[str, Any], fw: Framework, spec_tools: Mapping[str, Sequence[str]],
+               rng: random.Random) -> list[dict[str, Any]]:
+    """One conversation per agent turn that called world operations, with that agent's tools."""
+    events = record.get("events", [])
+    starts = {e["span"]: e for e in events if e.get("type") == "agent_start"}
+    ends = {e["span"]: e for e in events if e.get("type") == "agent_end"}
+    rows = []
+    for span, start in starts.items():
+        calls = _world_calls((e for e in events if e.get("span") == span), fw.tools)
+        own = {n: fw.tools[n] for n in spec_tools.get(start["agent"], ()) if n in fw.tools}
+        if not calls or not own:
+            continue
+        tools = _offer([e["name"] for e in calls], {**own, **{e["name"]: fw.tools[e["name"]]
+                                                               for e in calls}}, rng)
+        answer = str(ends.get(span, {}).get("output") or "Done.")
+        rows.append(_row(render(tools, str(start.get("input", "")), calls, answer), record,
+                         "agent", agent=start["agent"],
+                         recovers=not all(e.get("ok", True) for e in calls)))
+    return rows
+
+
+def irrelevant_row(record: Mapping[str, Any], fw: Framework, others: Sequence[Framework],
+                   rng: random.Random) -> dict[str, Any] | None:
+    """The task offered only operations of a framework sharing none of its tools; a text reply."""
+    unrelated = [o for o in others if o.id != fw.id and not set(o.tools) & set(fw.tools)]
+    if not unrelated:
+        return None
+    pool = rng.choice(unrelated).tools
+    names = rng.sample(sorted(pool), min(len(pool), rng.randint(1, 4)))
+    chat = render([pool[n] for n in names], record["task"], [], rng.choice(REFUSALS))
+    return _row(chat, record, "irrelevant")
+
+
+def near_miss_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
+                  ) -> dict[str, Any] | None:
+    """The task offered only its own framework's operations that its run never called.
+
+    Same domain, no operation the gold plan needs: the nearest case of "no tool fits".
+    """
+    used = {e["name"] for e in _world_calls(record.get("events", []), fw.tools)}
+    rest = sorted(set(fw.tools) - used)
+    if not used or not rest:
+        return None
+    names = rng.sample(rest, min(len(rest), rng.randint(1, 3)))
+    chat = render([fw.tools[n] for n in names], record["task"], [], rng.choice(REFUSALS))
+    return _row(chat, record, "near_miss")
+
+
+def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, FrameworkSpec],
+               *, irrelevant_every: int = 4, agents_per_run: int | None = 1,
+               near_miss_every: int = 0, seed: int = 0) -> list[dict[str, Any]]:
+    """Task, per-agent and irrelevance rows of completed runs, deduplicated.
+
+    Args:
+        records: Run records (`a4a run` / `a4a synth` trajectories).
+        frameworks: Framework id to its spec; runs of other frameworks are skipped.
+        irrelevant_every: One irrelevance row per this many runs (0: none).
+        agents_per_run: Per-agent rows kept per run (drawn; None: all).
+        near_miss_every: One near-miss row (`near_miss_row`) per this many runs (0: none).
+        seed: Seed of the distractor and irrelevance draws.
+    """
+    rng = random.Random(seed)
+    fws = {i: Framework(i, world_tools(s)) for i, s in frameworks.items()}
+    own = {i: {a.name: a.tool_names() for a in s.agents} for i, s in frameworks.items()}
+    rows: list[dict[str, Any]] = []
+    for n, record in enumerate(records):
+        fw = fws.get(record.get("framework_id", ""))
+        if fw is None or record.get("status") != "completed":
+            continue
+        first = task_row(record, fw, rng)
+        rows += [first] if first else []
+        agents = agent_rows(record, fw, own[fw.id], rng)
+        rows += agents if agents_per_run is None else rng.sample(
+            agents, min(agents_per_run, len(agents)))
+        if irrelevant_every and n % irrelevant_every == 0:
+            extra = irrelevant_row(record, fw, list(fws.values()), rng)
+            rows += [extra] if extra else []
+        if near_miss_every and n % near_miss_every == 0:
+            near = near_miss_row(record, fw, rng)
+            rows += [near] if near else []
+    return list(data.dedup(rows))
+
+
+def split(records: Iterable[dict[str, Any]], held_frameworks: float = 0.1,
+          held_tasks: float = 0.2) -> dict[str, list[dict[str, Any]]]:
+    """Runs split three ways by stable hashes of framework and task ids.
+
+    `train`; `held_task`, held-out tasks of training frameworks; `held_framework`, every run of
+    a held-out framework.
+    """
+    out: dict[str, list[dict[str, Any]]] = {"train": [], "held_task": [], "held_framework": []}
+    for r in records:
+        if data.is_held_out(r["framework_id"], held_frameworks):
+            out["held_framework"].append(r)
+        elif data.is_held_out(r.get("task_id") or r["run_id"], held_tasks, salt="task"):
+            out["held_task"].append(r)
+        else:
+            out["train"].append(r)
+    return out
+
+
+def _calls_in(text: str) -> list[dict[str, Any]]:
+    return [{"name": c.name, "arguments": dict(c.arguments)}
+            for c in textmodes.parse(text, MODE).calls]
+
+
+def next_call_cases(chats: Iterable[Chat]) -> list[dict[str, Any]]:
+    """One {prompt, gold} per assistant turn that calls a tool: the chat before it, its call."""
+    out = []
+    for chat in chats:
+        for i, turn in enumerate(chat):
+            gold = _calls_in(turn["content"]) if turn["role"] == "assistant" else []
+            if gold:
+                out.append({"prompt": chat[:i], "gold": gold[0]})
+    return out
+
+
+def same_call(text: str, gold: Mapping[str, Any]) -> bool:
+    """Whether the first call read from `text` has the gold name and (parsed) arguments."""
+    calls = _calls_in(text)
+    return bool(calls) and calls[0]["name"] == gold["name"] and \
+        calls[0]["arguments"] == dict(gold.get("arguments") or {})
+
+
+def next_call_accuracy(generate: Callable[[Chat], str], cases: Sequence[Mapping[str, Any]]
+                       ) -> dict[str, float | int]:
+    """`accuracy` (n, accuracy, se) of `generate`'s next call over `cases`."""
+    return accuracy([same_call(generate(list(c["prompt"])), c["gold"]) for c in cases])
