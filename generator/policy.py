@@ -38,9 +38,8 @@ from a4a.runtime.loader.yamlio import load_yaml_text
 
 MAX_REQUEST_CHARS = 20_000
 _WORDS = re.compile(r"[^\W\d_]{2,}")
-_SENTENCE = re.compile(r"[^.!?;:。！？；：\n]+[.!?;:。！？；：\n]*")
 # A waiver reads the whole clause: "explain this command: sudo ..." is one.
-_CLAUSE = re.compile(r"[^.!?。！？\n]+[.!?。！？\n]*")
+_CLAUSE = re.compile(r"(?:[^.!?。！？\n]|\.(?=[\w/~]))+[.!?。！？\n]*")
 _SPLIT_HYPHEN = re.compile(r"(?<=[^\W\d_])[-\u2010\u2011](?=[^\W\d_])")
 _BASE64 = re.compile(r"(?<![\w+/])[A-Za-z0-9+/]{16,}={0,2}")
 # Borrowed vocabulary read in its English form whatever the sentence's language.

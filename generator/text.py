@@ -73,7 +73,11 @@ _SPELLED = re.compile(r"(?<!\w)\w(?: \w(?!\w)){2,}")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
 _KANA = re.compile(r"[\u3040-\u30ff\uff66-\uff9f]")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
-_SENTENCE = re.compile(r"[^.!?;:。！？；：\n]+[.!?;:。！？；：\n]*")
+# A dot or colon inside a token ("~/.cache", "https://") ends no sentence.
+_SENTENCE = re.compile(r"(?:[^.!?;:。！？；：\n]|\.(?=[\w/~])|:(?=/))+[.!?;:。！？；：\n]*")
+# Code in a sentence (backtick spans, paths, flags, calls) says nothing of its language:
+# "à quoi sert `rm -rf ~/.cache`" is French.
+_CODE = re.compile(r"`[^`]*`?|\S*[/~\\|=<>(){}\[\]$@#]\S*|(?<!\w)--?\w[\w-]*")
 _LATIN_LANGS = ("en", "es", "de", "fr", "pt")
 _LATIN_LETTER = re.compile(r"[a-z\u00c0-\u024f]")
 
@@ -170,7 +174,7 @@ def _segment_langs(sentence: str, main: str) -> frozenset[str]:
         langs |= {"zh", "ja"}
     if _CYRILLIC.search(sentence):
         langs.add("ru")
-    words = re.findall(r"[a-z\u00c0-\u024f]+", sentence)
+    words = re.findall(r"[a-z\u00c0-\u024f]+", _CODE.sub(" ", sentence))
     if words:
         counts = {lang: sum(w in _stopwords(lang) for w in words) for lang in _LATIN_LANGS}
         top = max(counts.values())
