@@ -11,7 +11,7 @@ from a4a.generator.meta import PatternChoice
 from a4a.generator.plan import AgentPlan, Area, Topology, archetype_of
 from a4a.generator.relevance import bm25
 from a4a.generator.shapes import SHAPES, ShapeInput, _e
-from a4a.generator.tools import tools_for
+from a4a.generator.tools import gloss, main_language, tools_for
 from a4a.runtime import knowledge
 from a4a.runtime.ir.spec import PatternNode
 
@@ -70,10 +70,11 @@ def named_for(intent: IntentSpec, areas: tuple[Area, ...]) -> tuple[AgentPlan, .
     rows = [(r.name, r.title, r.duty) for r in found] or [
         (s, s.replace("_", " "), "") for s in intent.named_agents]
     docs = _area_docs(areas)
+    lang = main_language(intent.text) if intent.text else "en"
     out = []
     for slug, title, duty in rows:
         name = f"{slug}_agent" if slug in RESERVED else slug
-        scores = bm25(f"{title} {duty}", docs)
+        scores = bm25(f"{title} {duty} {gloss(f'{title} {duty}', lang)}", docs)
         ranked = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: -scores[i])
         mine = tuple(areas[i] for i in ranked[:2])
         arche = archetype_of(slug)

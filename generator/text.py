@@ -411,6 +411,17 @@ class TermIndex:
                 or (h.cls in free and h.lang == "en")}
         return sorted(keep, key=lambda h: (h.start, h.end, h.cls))
 
+    def find_in(self, text: Text, lang: str) -> list[Hit]:
+        """The hits of `lang`'s terms in `text`, whatever language its sentences read as.
+
+        For short clauses of a text whose language is known from the whole (a duty clause of
+        a German request), where detecting each sentence on its own says too little.
+        """
+        hits = self._word_hits(text) + self._split_hits(text)
+        if self._cjk and _CJK.search(text.fold):
+            hits += self._cjk_hits(text.fold)
+        return sorted({h for h in hits if h.lang == lang}, key=lambda h: (h.start, h.end, h.cls))
+
     def _candidates(self, word: str) -> list[tuple[tuple[Token, ...], tuple[Owner, ...]]]:
         out = list(self._exact.get(word, ()))
         for n in self._prefix_lens:

@@ -76,6 +76,31 @@ def _change_index() -> TermIndex:
     return TermIndex("analysis", ("duty",))
 
 
+@cache
+def _gloss_index() -> TermIndex:
+    return TermIndex("analysis", ("glossary", "work"))
+
+
+@lru_cache(maxsize=256)
+def main_language(request: str) -> str:
+    """The main language of a request."""
+    return Text.of(request).detection.main
+
+
+@lru_cache(maxsize=1024)
+def gloss(text: str, lang: str) -> str:
+    """English words for the work a text written in `lang` names ("" for English).
+
+    Operation names and descriptions are English, so a duty written in German or Chinese
+    ranks tools through these words (templates/lang/<code>/analysis.yaml `glossary`, `work`).
+    The language is the request's: a short duty clause says too little to detect its own.
+    """
+    if lang == "en":
+        return ""
+    hits = _gloss_index().find_in(Text.of(text), lang)
+    return " ".join(dict.fromkeys(h.cls.split(".", 1)[1].replace("_", " ") for h in hits))
+
+
 def implies_change(duty: str) -> bool:
     """Whether a duty clause asks the agent to change something (create, update, send ...)."""
     return any(h.cls == "duty.change" for h in _change_index().find(Text.of(duty)))
@@ -95,8 +120,9 @@ def rank_operations(plan: AgentPlan, request: str = "") -> list[ToolChoice]:
     cands = [(a.domain, n, packs[a.domain].operation(n)) for a in plan.areas for n in a.ops]
     ops = [(d, n, op) for d, n, op in cands if op is not None]
     docs = [f"{n} {op.description} {' '.join(op.keywords)}" for _, n, op in ops]
-    own = bm25(f"{plan.duty or plan.focus} {plan.name.replace('_', ' ')}", docs)
-    context = bm25(request, docs) if request else [0.0] * len(ops)
+    work, lang = plan.duty or plan.focus, main_language(request) if request else "en"
+    own = bm25(f"{work} {gloss(work, lang)} {plan.name.replace('_', ' ')}", docs)
+    context = bm25(f"{request} {gloss(request, lang)}", docs) if request else [0.0] * len(ops)
     order = sorted(range(len(ops)), key=lambda i: (-own[i], -context[i], i))
     drafts = _drafted(plan, policy, [(own[i], ops[i][2].writes) for i in range(len(ops))])
     rows = [_choice(plan, policy, ops[i], own[i], context[i], drafts) for i in order]
