@@ -7,7 +7,7 @@ import pytest
 
 from a4a.generator.pipeline import compile_request
 from a4a.generator.plan import AgentPlan, Area
-from a4a.generator.tools import MAX_TOOLS, rank_builtins, rank_operations
+from a4a.generator.tools import MAX_TOOLS, gloss, implies_change, rank_builtins, rank_operations
 from a4a.runtime import knowledge
 
 
@@ -84,3 +84,39 @@ def test_mail_and_social_operations_say_what_they_read_and_write() -> None:
     assert "draft an email" in said["save_draft"]
     for name in ("list_posts", "draft_post", "list_mentions"):
         assert "social media" in social.operation(name).description.lower()  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("duty", "request_text"), [
+    ("ищет письма клиентов", "Агент ищет письма клиентов в почтовом ящике и готовит отчёт."),
+    ("在邮箱中搜索客户邮件", "一个智能体在邮箱中搜索客户邮件并写一份报告。"),
+    ("sucht E-Mails der Kunden", "Ein Agent sucht E-Mails der Kunden im Postfach und schreibt "
+                                 "einen Bericht darüber."),
+])
+def test_a_duty_in_another_language_ranks_tools_by_its_english_gloss(
+        duty: str, request_text: str) -> None:
+    plan = AgentPlan("mail_searcher", "specialist", duty, _mailbox(), duty=duty)
+    top = rank_operations(plan, request_text)[0]
+    assert top.tool == "email.search_mail" and top.reason == "relevant to the duty"
+
+
+def test_the_gloss_reads_the_request_language_and_leaves_english_alone() -> None:
+    assert gloss("sucht E-Mails", "de").split() == ["search", "email"]
+    assert gloss("画像を生成する", "ja").split() == ["image", "generation", "create"]
+    assert gloss("searches mail", "en") == ""
+
+
+@pytest.mark.parametrize("duty", ["verwaltet den Newsletter", "gestiona los pedidos",
+                                  "gère les commandes", "управляет заказами", "管理订单"])
+def test_managing_asks_for_a_change_in_every_language_as_in_english(duty: str) -> None:
+    assert implies_change(duty)
+
+
+@pytest.mark.parametrize(("text", "pack"), [
+    ("分析微博和小红书上的舆情", "social_media"),
+    ("анализ подписчиков во вконтакте", "social_media"),
+    ("acompanhar o funil de vendas e os leads", "crm"), ("跟进销售线索和商机", "crm")])
+def test_packs_are_named_in_other_languages(text: str, pack: str) -> None:
+    from a4a.generator.domains import domain_scores
+    from a4a.generator.text import fold, normalize
+
+    assert domain_scores(fold(normalize(text)))[pack] >= 2
