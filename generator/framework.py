@@ -49,6 +49,8 @@ RESERVED = frozenset("orchestrator router splitter aggregator dispatcher judge r
                      "researcher writer chief_coordinator".split())
 
 
+# An unowned area the request names at least this share as strongly as its best is adopted.
+ADOPT_SHARE = 0.5
 _HANDS_ON = ("specialist", "executor", "researcher", "analyst", "classifier")
 
 
@@ -82,6 +84,32 @@ def named_for(intent: IntentSpec, areas: tuple[Area, ...]) -> tuple[AgentPlan, .
             mine = areas[:1]
         focus = duty.rstrip(" .") or title
         out.append(AgentPlan(name, arche, focus, mine, duty=duty))
+    return _adopt_unowned(intent, areas, tuple(out), lang)
+
+
+def _adopt_unowned(intent: IntentSpec, areas: tuple[Area, ...], plans: tuple[AgentPlan, ...],
+                   lang: str) -> tuple[AgentPlan, ...]:
+    """Plans where every area the request wants has an owner among the hands-on agents.
+
+    An area of a chosen pack that holds an operation the request asks for (or that the
+    request names nearly as strongly as its best area), but that no named
+    role's duty matched, goes to the hands-on agent whose work comes closest to it (the one
+    with the fewest areas on a tie), so no capability the request needs goes unserved.
+    """
+    wanted = {c.split(".", 1)[1] for c in intent.capabilities}
+    held = {(a.domain, a.resource) for p in plans for a in p.areas}
+    hands = [i for i, p in enumerate(plans) if p.archetype in _HANDS_ON]
+    asked = bm25(f"{intent.text} {gloss(intent.text, lang)}", _area_docs(areas))
+    top = max(asked, default=0.0)
+    out = list(plans)
+    for k, area in enumerate(areas):
+        needed = wanted & set(area.ops) or (top > 0 and asked[k] >= ADOPT_SHARE * top)
+        if (area.domain, area.resource) in held or not needed or not hands:
+            continue
+        doc = _area_docs((area,))
+        fit = {i: bm25(f"{out[i].focus} {out[i].name.replace('_', ' ')}", doc)[0] for i in hands}
+        best = min(hands, key=lambda i: (-fit[i], len(out[i].areas), i))
+        out[best] = replace(out[best], areas=(*out[best].areas, area))
     return tuple(out)
 
 

@@ -120,3 +120,23 @@ def test_packs_are_named_in_other_languages(text: str, pack: str) -> None:
     from a4a.generator.text import fold, normalize
 
     assert domain_scores(fold(normalize(text)))[pack] >= 2
+
+
+def test_an_area_the_request_asks_for_gets_a_hands_on_owner() -> None:
+    from a4a.generator.framework import named_for
+    from a4a.generator.intent import IntentSpec
+
+    pack = knowledge.domain_packs()["email"]
+    areas = tuple(Area("email", r.name, tuple(o.name for o in pack.operations
+                                               if o.resource == r.name))
+                  for r in pack.resources)
+    areas = tuple(a for a in areas if a.ops)
+    asked = next(a for a in areas if "send_email" in a.ops)
+    order = (*(a for a in areas if a != asked), asked)  # the asked area last: no default owner
+    intent = IntentSpec(text="Two agents: a researcher and a classifier.", goal="",
+                        domains=("email",), capabilities=("email.send_email",), roles=(),
+                        cues=(), named_agents=("researcher", "classifier"))
+    plans = named_for(intent, order)
+    owners = [p.name for p in plans if asked in p.areas]
+    assert len(owners) == 1
+    assert all(order[0] in p.areas for p in plans)  # what each already held stays
