@@ -52,7 +52,7 @@ import unicodedata
 from bisect import bisect_right
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -138,8 +138,12 @@ class Detection:
     scores: tuple[tuple[str, float], ...]
 
 
+@lru_cache(maxsize=256)
 def detect(text: str) -> Detection:
-    """Detect which of LANGUAGES `text` is written in (script first, then stopwords)."""
+    """Detect which of LANGUAGES `text` is written in (script first, then stopwords).
+
+    Cached: the analysis and the tool ranking ask it of the same request.
+    """
     norm = normalize(text)
     letters = max(1, sum(ch.isalpha() for ch in norm))
     cjk = len(_CJK.findall(norm))

@@ -16,7 +16,7 @@ from typing import Any
 
 from a4a.generator.plan import AgentPlan
 from a4a.generator.relevance import bm25
-from a4a.generator.text import TermIndex, Text, compile_terms, fold, normalize
+from a4a.generator.text import TermIndex, Text, compile_terms, detect, fold, normalize
 from a4a.runtime import knowledge
 from a4a.runtime.ir.spec import FrameworkSpec, ToolSpec
 from a4a.runtime.loader.yamlio import load_yaml_text
@@ -81,10 +81,9 @@ def _gloss_index() -> TermIndex:
     return TermIndex("analysis", ("glossary", "work"))
 
 
-@lru_cache(maxsize=256)
 def main_language(request: str) -> str:
     """The main language of a request."""
-    return Text.of(request).detection.main
+    return detect(request).main
 
 
 @lru_cache(maxsize=1024)
