@@ -112,7 +112,7 @@ def test_managing_asks_for_a_change_in_every_language_as_in_english(duty: str) -
 
 
 @pytest.mark.parametrize(("text", "pack"), [
-    ("分析微博和小红书上的舆情", "social_media"),
+    ("分析社交媒体上的舆情和粉丝", "social_media"),
     ("анализ подписчиков во вконтакте", "social_media"),
     ("acompanhar o funil de vendas e os leads", "crm"), ("跟进销售线索和商机", "crm")])
 def test_packs_are_named_in_other_languages(text: str, pack: str) -> None:
