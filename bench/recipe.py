@@ -116,6 +116,21 @@ def grpo_prompts(rows: list[dict[str, Any]], irrelevant_every: int, max_chars: i
             sum(len(m["content"]) for m in p["prompt"]) <= max_chars]
 
 
+def merge_adapter(adapter: Path, base: Path, out: Path) -> Path:
+    """Merge a bare peft adapter (as GRPOTrainer saves it, no a4a train config) into `base`."""
+    import peft
+    import transformers
+
+    from a4a.training.loop import quiet_peft
+
+    model = transformers.AutoModelForCausalLM.from_pretrained(str(base), local_files_only=True)
+    with quiet_peft():
+        model = peft.PeftModel.from_pretrained(model, str(adapter)).merge_and_unload()
+    model.save_pretrained(str(out))
+    transformers.AutoTokenizer.from_pretrained(str(base)).save_pretrained(str(out))
+    return out
+
+
 def grpo(args: argparse.Namespace, rows: list[dict[str, Any]], sft: Path) -> dict[str, Any]:
     """Single-turn GRPO (training.grpo) of the SFT model on training-split prompts, merged."""
     import random
@@ -123,7 +138,6 @@ def grpo(args: argparse.Namespace, rows: list[dict[str, Any]], sft: Path) -> dic
     import transformers
 
     from a4a.training import grpo as align
-    from a4a.training.loop import merge_and_export
 
     prompts = grpo_prompts(rows, args.grpo_irrelevant_every, args.grpo_max_chars)
     random.Random(args.seed).shuffle(prompts)
@@ -148,7 +162,7 @@ def grpo(args: argparse.Namespace, rows: list[dict[str, Any]], sft: Path) -> dic
         report = align._train(sft, prompts, [align.next_call], [Clock()], lora,
                               args.out / "grpo", config)
     seconds = time.perf_counter() - start
-    merge_and_export(report["checkpoint"], args.out / "merged_grpo", base=sft)
+    merge_adapter(Path(report["checkpoint"]), sft, args.out / "merged_grpo")
     return {**report, "seconds": round(seconds, 1), "group": group,
             "none_prompts": sum(p["gold"] == "null" for p in prompts)}
 
