@@ -100,6 +100,73 @@ def train(args: argparse.Namespace, rows: list[dict[str, Any]], base: Path) -> d
             "loss_last10": sum(tail) / len(tail)}
 
 
+def grpo_prompts(rows: list[dict[str, Any]], irrelevant_every: int, max_chars: int = 0
+                 ) -> list[dict[str, Any]]:
+    """GRPO {prompt, gold} pairs from SFT rows: every gold call of the task and agent rows
+    (the chat before it), and one in `irrelevant_every` irrelevance rows with gold `null`;
+    with `max_chars`, only prompts of at most that many characters (a step's cost on CPU is
+    the prompt's prefill, twice, and its backward)."""
+    from a4a.training import recipe
+
+    calls = recipe.next_call_cases(r["messages"] for r in rows if r["meta"]["kind"] != "irrelevant")
+    out = [{"prompt": c["prompt"], "gold": json.dumps(c["gold"], sort_keys=True)} for c in calls]
+    none = [r["messages"][:-1] for r in rows if r["meta"]["kind"] == "irrelevant"]
+    out += [{"prompt": chat, "gold": "null"} for chat in none[::max(1, irrelevant_every)]]
+    return [p for p in out if not max_chars or
+            sum(len(m["content"]) for m in p["prompt"]) <= max_chars]
+
+
+def merge_adapter(adapter: Path, base: Path, out: Path) -> Path:
+    """Merge a bare peft adapter (as GRPOTrainer saves it, no a4a train config) into `base`."""
+    import peft
+    import transformers
+
+    from a4a.training.loop import quiet_peft
+
+    model = transformers.AutoModelForCausalLM.from_pretrained(str(base), local_files_only=True)
+    with quiet_peft():
+        model = peft.PeftModel.from_pretrained(model, str(adapter)).merge_and_unload()
+    model.save_pretrained(str(out))
+    transformers.AutoTokenizer.from_pretrained(str(base)).save_pretrained(str(out))
+    return out
+
+
+def grpo(args: argparse.Namespace, rows: list[dict[str, Any]], sft: Path) -> dict[str, Any]:
+    """Single-turn GRPO (training.grpo) of the SFT model on training-split prompts, merged."""
+    import random
+
+    import transformers
+
+    from a4a.training import grpo as align
+
+    prompts = grpo_prompts(rows, args.grpo_irrelevant_every, args.grpo_max_chars)
+    random.Random(args.seed).shuffle(prompts)
+    start = time.perf_counter()
+
+    class Clock(transformers.TrainerCallback):  # type: ignore[misc]
+        def on_step_end(self, _args: Any, state: Any, control: Any, **_: Any) -> None:
+            seconds = time.perf_counter() - start
+            print(f"  grpo step {state.global_step} ({seconds:.0f} s)", flush=True)
+            if args.grpo_seconds and seconds > args.grpo_seconds:
+                control.should_training_stop = True
+
+    group = args.grpo_group
+    config = {"per_device_train_batch_size": group, "num_generations": group,
+              "max_completion_length": args.grpo_new_tokens, "learning_rate": args.grpo_lr,
+              "num_train_epochs": 1, "max_steps": args.grpo_steps, "temperature": 1.0,
+              "beta": 0.0, "seed": args.seed, "logging_steps": 1, "save_strategy": "no",
+              "report_to": [], "bf16": False, "disable_tqdm": True, "dataloader_num_workers": 0}
+    lora = {"r": 16, "lora_alpha": 32, "lora_dropout": 0.0,
+            "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj"]}
+    with align._quiet():
+        report = align._train(sft, prompts, [align.next_call], [Clock()], lora,
+                              args.out / "grpo", config)
+    seconds = time.perf_counter() - start
+    merge_adapter(Path(report["checkpoint"]), sft, args.out / "merged_grpo")
+    return {**report, "seconds": round(seconds, 1), "group": group,
+            "none_prompts": sum(p["gold"] == "null" for p in prompts)}
+
+
 def next_call(model: Path, rows: dict[str, list[dict[str, Any]]], cases: int,
               new_tokens: int) -> dict[str, Any]:
     """Next-call accuracy of `model` on the first `cases` gold calls of each held-out split."""
@@ -126,14 +193,17 @@ def _cell(s: dict[str, Any] | None) -> str:
 
 
 def table(bfcl: dict[str, Any], calls: dict[str, Any]) -> str:
-    """BFCL per category and next-call accuracy, base vs SFT, as a markdown table."""
-    rows = ["| measure | base SmolLM2-135M | SFT (a4a synth) |", "|---|---|---|"]
+    """BFCL per category and next-call accuracy, base vs SFT (vs SFT + GRPO), as markdown."""
+    labels = [k for k in ("base", "sft", "grpo") if k in bfcl]
+    names = {"base": "base SmolLM2-135M", "sft": "SFT (a4a synth)", "grpo": "SFT + GRPO"}
+    rows = ["| measure | " + " | ".join(names[k] for k in labels) + " |",
+            "|---|" + "---|" * len(labels)]
     for category in bfcl["base"]["categories"]:
-        rows.append(f"| BFCL {category} | {_cell(bfcl['base']['categories'][category])} | "
-                    f"{_cell(bfcl['sft']['categories'].get(category))} |")
+        rows.append(f"| BFCL {category} | " + " | ".join(
+            _cell(bfcl[k]["categories"].get(category)) for k in labels) + " |")
     for split in SPLITS:
-        rows.append(f"| next call, {split.replace('_', ' ')} | {_cell(calls['base'][split])} | "
-                    f"{_cell(calls['sft'][split])} |")
+        rows.append(f"| next call, {split.replace('_', ' ')} | " + " | ".join(
+            _cell(calls.get(k, {}).get(split)) for k in labels) + " |")
     return "\n".join(rows)
 
 
@@ -159,6 +229,17 @@ def main() -> None:
     p.add_argument("--categories", default="simple_python,multiple,irrelevance")
     p.add_argument("--new-tokens", type=int, default=128, help="new tokens per BFCL reply")
     p.add_argument("--cases", type=int, default=20, help="next-call turns per held-out split")
+    p.add_argument("--grpo-steps", type=int, default=0,
+                   help="single-turn GRPO updates after SFT (0: no GRPO stage)")
+    p.add_argument("--grpo-seconds", type=float, default=0,
+                   help="stop GRPO after the step that passes this wall time (0: no limit)")
+    p.add_argument("--grpo-group", type=int, default=4, help="completions per GRPO prompt")
+    p.add_argument("--grpo-new-tokens", type=int, default=64)
+    p.add_argument("--grpo-lr", type=float, default=5e-5)
+    p.add_argument("--grpo-max-chars", type=int, default=1500,
+                   help="longest GRPO prompt kept, in characters (0: all)")
+    p.add_argument("--grpo-irrelevant-every", type=int, default=1,
+                   help="one no-tool prompt per this many irrelevance rows")
     args = p.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     base = _bench("finetune_e2e").model_dir()
@@ -177,6 +258,16 @@ def main() -> None:
     calls = _cached(args.out / "next_call.json", lambda: {
         label: next_call(model, made["rows"], args.cases, 96)
         for label, model in (("base", base), ("sft", merged))})
+    if args.grpo_steps:
+        fit = _cached(args.out / "grpo.json", lambda: grpo(args, made["rows"]["train"], merged))
+        print(f"GRPO: {fit['steps']} steps x {fit['group']} completions of {fit['prompts']} "
+              f"prompts ({fit['none_prompts']} no-tool), {fit['seconds']:.0f} s on one thread; "
+              f"reward {fit['first_reward']:.3f} -> {fit['final_reward']:.3f}")
+        tuned = args.out / "merged_grpo"
+        scores["grpo"] = _cached(args.out / "bfcl_grpo.json", lambda: bench.run(
+            tuned, cats, args.limit, "hermes", args.new_tokens))
+        calls["grpo"] = _cached(args.out / "next_call_grpo.json", lambda: next_call(
+            tuned, made["rows"], args.cases, 96))
     print(table(scores, calls))
 
 

@@ -70,13 +70,21 @@ def next_call_prompts(samples: Sequence[dict[str, Any]]) -> list[dict[str, Any]]
 
 
 def next_call(completions: Sequence[Any], gold: Sequence[str], **kwargs: Any) -> list[float]:
-    """AST match of each completion's first call against its gold call (0, 0.2, 0.5 or 1)."""
+    """AST match of each completion's first call against its gold call (0, 0.2, 0.5 or 1).
+
+    A gold of JSON `null` is a prompt no offered tool fits: 1 for a text answer without a
+    call, 0 for any call.
+    """
     from a4a.runtime.llm import textmodes
 
     out = []
     for completion, want in zip(completions, gold, strict=True):
-        parsed = textmodes.parse(rewards.completion_text(completion), STYLE)
+        text = rewards.completion_text(completion)
+        parsed = textmodes.parse(text, STYLE)
         target = json.loads(want)
+        if target is None:
+            out.append(float(not parsed.calls and not parsed.errors and bool(text.strip())))
+            continue
         if parsed.errors or not parsed.calls:
             out.append(0.0)
             continue
