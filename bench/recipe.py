@@ -62,7 +62,8 @@ def synth_rows(args: argparse.Namespace) -> dict[str, Any]:
     records = [json.loads(x) for x in (batch / "trajectories.jsonl").read_text().splitlines()]
     parts = recipe.split(records)
     rows = {k: recipe.build_rows(v, specs, irrelevant_every=args.irrelevant_every,
-                                 near_miss_every=args.near_miss_every, seed=args.seed)
+                                 near_miss_every=args.near_miss_every,
+                                 call_every=args.call_every, seed=args.seed)
             for k, v in parts.items()}
     kinds: dict[str, int] = {}
     for r in rows["train"]:
@@ -221,6 +222,8 @@ def main() -> None:
                    help="one irrelevance row per this many runs")
     p.add_argument("--near-miss-every", type=int, default=0,
                    help="one near-miss row (own framework, no tool its run used) per N runs")
+    p.add_argument("--call-every", type=int, default=0,
+                   help="one single-call row (first call among sibling operations) per N runs")
     p.add_argument("--max-steps", type=int, default=200, help="optimizer steps")
     p.add_argument("--grad-accum", type=int, default=2)
     p.add_argument("--lr", type=float, default=5e-4)

@@ -11,6 +11,8 @@ call grammar of the Hermes text mode appended, the request as the user turn, cal
   (failed calls and the calls that recover from them included), the final answer last;
 - `agent` rows: the same for each agent that called world operations, from its own input and
   its own tools (per-agent samples);
+- `call` rows: the task, a few of the framework's operations and the run's first call as the
+  whole reply (several schemas, one right, its arguments filled): the single-call choice;
 - `irrelevant` rows: a task of one framework offered only another domain's operations, and
   `near_miss` rows: a task offered only its own framework's operations that its run never
   called; the answer is text, no call.
@@ -165,9 +167,25 @@ def near_miss_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
     return _row(chat, record, "near_miss")
 
 
+def call_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
+             ) -> dict[str, Any] | None:
+    """The task, its first world call among 2 to MAX_TOOLS of the framework's operations, the
+    call as the whole reply (the conversation stops at it), or None without calls or siblings."""
+    calls = _world_calls(record.get("events", []), fw.tools)
+    first = calls[0] if calls else None
+    if first is None or len(fw.tools) < 2:
+        return None
+    others = [n for n in sorted(fw.tools) if n != first["name"]]
+    names = [first["name"], *rng.sample(others, min(len(others), rng.randint(1, MAX_TOOLS - 1)))]
+    rng.shuffle(names)
+    chat = render([fw.tools[n] for n in names], record["task"], [first], "")
+    return _row(chat[:-2], record, "call")
+
+
 def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, FrameworkSpec],
                *, irrelevant_every: int = 4, agents_per_run: int | None = 1,
-               near_miss_every: int = 0, seed: int = 0) -> list[dict[str, Any]]:
+               near_miss_every: int = 0, call_every: int = 0, seed: int = 0
+               ) -> list[dict[str, Any]]:
     """Task, per-agent and irrelevance rows of completed runs, deduplicated.
 
     Args:
@@ -176,6 +194,7 @@ def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, Fr
         irrelevant_every: One irrelevance row per this many runs (0: none).
         agents_per_run: Per-agent rows kept per run (drawn; None: all).
         near_miss_every: One near-miss row (`near_miss_row`) per this many runs (0: none).
+        call_every: One single-call row (`call_row`) per this many runs (0: none).
         seed: Seed of the distractor and irrelevance draws.
     """
     rng = random.Random(seed)
@@ -197,6 +216,9 @@ def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, Fr
         if near_miss_every and n % near_miss_every == 0:
             near = near_miss_row(record, fw, rng)
             rows += [near] if near else []
+        if call_every and n % call_every == 0:
+            single = call_row(record, fw, rng)
+            rows += [single] if single else []
     return list(data.dedup(rows))
 
 

@@ -133,3 +133,19 @@ def test_near_miss_rows_offer_the_framework_but_none_of_the_tools_its_run_called
         offered = {n for n in recipe.world_tools(spec) if f'"name": "{n}"' in system}
         assert offered and not offered & used
         assert row["messages"][-1]["content"] in recipe.REFUSALS
+
+
+def test_call_rows_end_at_the_runs_first_call_among_sibling_operations(runs: Any) -> None:
+    specs, records = runs
+    rows = recipe.build_rows(records, specs, irrelevant_every=0, call_every=1)
+    calls = [r for r in rows if r["meta"]["kind"] == "call"]
+    assert len(calls) == len({r["task_id"] for r in records})
+    for row in calls:
+        spec = specs[row["meta"]["framework_id"]]
+        record = next(r for r in records if r["task_id"] == row["meta"]["task_id"])
+        chat = row["messages"]
+        offered = {n for n in recipe.world_tools(spec) if f'"name": "{n}"' in chat[0]["content"]}
+        first = _world_calls(record, spec)[0]
+        assert first["name"] in offered and 2 <= len(offered) <= recipe.MAX_TOOLS
+        assert [r["role"] for r in chat] == ["system", "user", "assistant"]
+        assert [c["gold"] for c in recipe.next_call_cases([chat])] == [first]
