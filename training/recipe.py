@@ -169,8 +169,11 @@ def near_miss_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
 
 def call_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
              ) -> dict[str, Any] | None:
-    """The task, its first world call among 2 to MAX_TOOLS of the framework's operations, the
-    call as the whole reply (the conversation stops at it), or None without calls or siblings."""
+    """The task and its run's first world call among 2 to MAX_TOOLS of the framework's operations.
+
+    The call is the whole reply (the conversation stops at it): several schemas, one right, its
+    arguments filled. None without calls or without a sibling operation.
+    """
     calls = _world_calls(record.get("events", []), fw.tools)
     first = calls[0] if calls else None
     if first is None or len(fw.tools) < 2:
