@@ -11,8 +11,9 @@ call grammar of the Hermes text mode appended, the request as the user turn, cal
   (failed calls and the calls that recover from them included), the final answer last;
 - `agent` rows: the same for each agent that called world operations, from its own input and
   its own tools (per-agent samples);
-- `call` rows: the task, a few of the framework's operations and the run's first call as the
-  whole reply (several schemas, one right, its arguments filled): the single-call choice;
+- `call` rows: the task, a few of the framework's operations and one call of the run as the
+  whole reply (the call with most arguments all written in the request, else the first call):
+  several schemas, one right, every argument filled;
 - `irrelevant` rows: a task of one framework offered only another domain's operations, and
   `near_miss` rows: a task offered only its own framework's operations that its run never
   called; the answer is text, no call.
@@ -167,15 +168,26 @@ def near_miss_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
     return _row(chat, record, "near_miss")
 
 
+def _fullest_call(calls: Sequence[Mapping[str, Any]], task: str) -> Mapping[str, Any] | None:
+    """The call with most arguments all written in the request, else the first call.
+
+    a4a's first calls mostly take one id; BFCL's calls fill several arguments from the request.
+    """
+    stated = [e for e in calls if all(str(v) in task for v in e["arguments"].values())]
+    if not stated:
+        return calls[0] if calls else None
+    return max(stated, key=lambda e: len(e["arguments"]))
+
+
 def call_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
              ) -> dict[str, Any] | None:
-    """The task and its run's first world call among 2 to MAX_TOOLS of the framework's operations.
+    """The task and one world call of its run among 2 to MAX_TOOLS of the framework's operations.
 
     The call is the whole reply (the conversation stops at it): several schemas, one right, its
     arguments filled. None without calls or without a sibling operation.
     """
     calls = _world_calls(record.get("events", []), fw.tools)
-    first = calls[0] if calls else None
+    first = _fullest_call(calls, record["task"])
     if first is None or len(fw.tools) < 2:
         return None
     others = [n for n in sorted(fw.tools) if n != first["name"]]
