@@ -28,6 +28,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SPLITS = ("held_task", "held_framework")
+NEXT_CALL_KINDS = ("task", "agent")  # whole runs; a call row repeats one of their calls
 
 
 def _bench(name: str) -> Any:
@@ -184,7 +185,7 @@ def next_call(model: Path, rows: dict[str, list[dict[str, Any]]], cases: int,
     out = {}
     for split in SPLITS:
         every = recipe.next_call_cases(r["messages"] for r in rows[split]
-                                       if r["meta"]["kind"] != "irrelevant")
+                                       if r["meta"]["kind"] in NEXT_CALL_KINDS)
         out[split] = {**recipe.next_call_accuracy(generate, every[:cases]), "of": len(every)}
     return out
 
