@@ -4,7 +4,8 @@
    `--tasks-per-env` tasks each and records their runs.
 2. Runs split by stable hashes: whole held-out frameworks, held-out tasks of training
    frameworks, training runs. Training runs become SFT rows (training.recipe: task rows,
-   per-agent rows, rows that recover from tool errors, irrelevance rows) in the Hermes text
+   per-agent rows, rows that recover from tool errors, irrelevance rows, and with
+   `--near-miss-every` / `--call-every` near-miss rows and single-call rows) in the Hermes text
    style `bench/bfcl.py` prompts with. No BFCL item is read to build them.
 3. LoRA SFT of SmolLM2-135M-Instruct on one thread (`--max-steps`), merged into plain weights.
 4. BFCL v4 AST accuracy (bench/bfcl.py) of base and SFT on `--categories`, first `--limit`
@@ -13,7 +14,8 @@
    to redo its stage): data.json, lora/, merged/, bfcl_base.json, bfcl_sft.json, next_call.json.
 
 Usage: OMP_NUM_THREADS=1 nice python bench/recipe.py [--out build/recipe] [--n 120]
-       [--tasks-per-env 4] [--max-steps 120] [--limit 25] [--cases 20]
+       [--tasks-per-env 4] [--irrelevant-every 2] [--near-miss-every 0] [--call-every 0]
+       [--max-steps 120] [--limit 25] [--cases 20]
 (needs `make train`, `make model` and `make bfcl`; hours on 2 cores at the defaults)
 """
 
