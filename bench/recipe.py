@@ -4,7 +4,8 @@
    `--tasks-per-env` tasks each and records their runs.
 2. Runs split by stable hashes: whole held-out frameworks, held-out tasks of training
    frameworks, training runs. Training runs become SFT rows (training.recipe: task rows,
-   per-agent rows, rows that recover from tool errors, irrelevance rows) in the Hermes text
+   per-agent rows, rows that recover from tool errors, irrelevance rows, and with
+   `--near-miss-every` / `--call-every` near-miss rows and single-call rows) in the Hermes text
    style `bench/bfcl.py` prompts with. No BFCL item is read to build them.
 3. LoRA SFT of SmolLM2-135M-Instruct on one thread (`--max-steps`), merged into plain weights.
 4. BFCL v4 AST accuracy (bench/bfcl.py) of base and SFT on `--categories`, first `--limit`
@@ -13,7 +14,8 @@
    to redo its stage): data.json, lora/, merged/, bfcl_base.json, bfcl_sft.json, next_call.json.
 
 Usage: OMP_NUM_THREADS=1 nice python bench/recipe.py [--out build/recipe] [--n 120]
-       [--tasks-per-env 4] [--max-steps 120] [--limit 25] [--cases 20]
+       [--tasks-per-env 4] [--irrelevant-every 2] [--near-miss-every 0] [--call-every 0]
+       [--max-steps 120] [--limit 25] [--cases 20]
 (needs `make train`, `make model` and `make bfcl`; hours on 2 cores at the defaults)
 """
 
@@ -28,6 +30,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SPLITS = ("held_task", "held_framework")
+NEXT_CALL_KINDS = ("task", "agent")  # whole runs; a call row repeats one of their calls
 
 
 def _bench(name: str) -> Any:
@@ -62,7 +65,8 @@ def synth_rows(args: argparse.Namespace) -> dict[str, Any]:
     records = [json.loads(x) for x in (batch / "trajectories.jsonl").read_text().splitlines()]
     parts = recipe.split(records)
     rows = {k: recipe.build_rows(v, specs, irrelevant_every=args.irrelevant_every,
-                                 near_miss_every=args.near_miss_every, seed=args.seed)
+                                 near_miss_every=args.near_miss_every,
+                                 call_every=args.call_every, seed=args.seed)
             for k, v in parts.items()}
     kinds: dict[str, int] = {}
     for r in rows["train"]:
@@ -183,7 +187,7 @@ def next_call(model: Path, rows: dict[str, list[dict[str, Any]]], cases: int,
     out = {}
     for split in SPLITS:
         every = recipe.next_call_cases(r["messages"] for r in rows[split]
-                                       if r["meta"]["kind"] != "irrelevant")
+                                       if r["meta"]["kind"] in NEXT_CALL_KINDS)
         out[split] = {**recipe.next_call_accuracy(generate, every[:cases]), "of": len(every)}
     return out
 
@@ -221,6 +225,8 @@ def main() -> None:
                    help="one irrelevance row per this many runs")
     p.add_argument("--near-miss-every", type=int, default=0,
                    help="one near-miss row (own framework, no tool its run used) per N runs")
+    p.add_argument("--call-every", type=int, default=0,
+                   help="one single-call row (first call among sibling operations) per N runs")
     p.add_argument("--max-steps", type=int, default=200, help="optimizer steps")
     p.add_argument("--grad-accum", type=int, default=2)
     p.add_argument("--lr", type=float, default=5e-4)

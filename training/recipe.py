@@ -11,6 +11,9 @@ call grammar of the Hermes text mode appended, the request as the user turn, cal
   (failed calls and the calls that recover from them included), the final answer last;
 - `agent` rows: the same for each agent that called world operations, from its own input and
   its own tools (per-agent samples);
+- `call` rows: the task, a few of the framework's operations and one call of the run as the
+  whole reply (the call with most arguments all written in the request, else the first call):
+  several schemas, one right, every argument filled;
 - `irrelevant` rows: a task of one framework offered only another domain's operations, and
   `near_miss` rows: a task offered only its own framework's operations that its run never
   called; the answer is text, no call.
@@ -165,9 +168,39 @@ def near_miss_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
     return _row(chat, record, "near_miss")
 
 
+def _fullest_call(calls: Sequence[Mapping[str, Any]], task: str) -> Mapping[str, Any] | None:
+    """The call with most arguments all written in the request, else the first call.
+
+    a4a's first calls mostly take one id; BFCL's calls fill several arguments from the request.
+    """
+    stated = [e for e in calls if all(str(v) in task for v in e["arguments"].values())]
+    if not stated:
+        return calls[0] if calls else None
+    return max(stated, key=lambda e: len(e["arguments"]))
+
+
+def call_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
+             ) -> dict[str, Any] | None:
+    """The task and one world call of its run among 2 to MAX_TOOLS of the framework's operations.
+
+    The call is the whole reply (the conversation stops at it): several schemas, one right, its
+    arguments filled. None without calls or without a sibling operation.
+    """
+    calls = _world_calls(record.get("events", []), fw.tools)
+    first = _fullest_call(calls, record["task"])
+    if first is None or len(fw.tools) < 2:
+        return None
+    others = [n for n in sorted(fw.tools) if n != first["name"]]
+    names = [first["name"], *rng.sample(others, min(len(others), rng.randint(1, MAX_TOOLS - 1)))]
+    rng.shuffle(names)
+    chat = render([fw.tools[n] for n in names], record["task"], [first], "")
+    return _row(chat[:-2], record, "call")
+
+
 def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, FrameworkSpec],
                *, irrelevant_every: int = 4, agents_per_run: int | None = 1,
-               near_miss_every: int = 0, seed: int = 0) -> list[dict[str, Any]]:
+               near_miss_every: int = 0, call_every: int = 0, seed: int = 0
+               ) -> list[dict[str, Any]]:
     """Task, per-agent and irrelevance rows of completed runs, deduplicated.
 
     Args:
@@ -176,6 +209,7 @@ def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, Fr
         irrelevant_every: One irrelevance row per this many runs (0: none).
         agents_per_run: Per-agent rows kept per run (drawn; None: all).
         near_miss_every: One near-miss row (`near_miss_row`) per this many runs (0: none).
+        call_every: One single-call row (`call_row`) per this many runs (0: none).
         seed: Seed of the distractor and irrelevance draws.
     """
     rng = random.Random(seed)
@@ -197,6 +231,9 @@ def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, Fr
         if near_miss_every and n % near_miss_every == 0:
             near = near_miss_row(record, fw, rng)
             rows += [near] if near else []
+        if call_every and n % call_every == 0:
+            single = call_row(record, fw, rng)
+            rows += [single] if single else []
     return list(data.dedup(rows))
 
 

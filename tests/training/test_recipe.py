@@ -133,3 +133,35 @@ def test_near_miss_rows_offer_the_framework_but_none_of_the_tools_its_run_called
         offered = {n for n in recipe.world_tools(spec) if f'"name": "{n}"' in system}
         assert offered and not offered & used
         assert row["messages"][-1]["content"] in recipe.REFUSALS
+
+
+def test_call_rows_end_at_one_call_of_the_run_among_sibling_operations(runs: Any) -> None:
+    specs, records = runs
+    rows = recipe.build_rows(records, specs, irrelevant_every=0, call_every=1)
+    calls = [r for r in rows if r["meta"]["kind"] == "call"]
+    assert len(calls) == len({r["task_id"] for r in records})
+    for row in calls:
+        spec = specs[row["meta"]["framework_id"]]
+        record = next(r for r in records if r["task_id"] == row["meta"]["task_id"])
+        chat = row["messages"]
+        offered = {n for n in recipe.world_tools(spec) if f'"name": "{n}"' in chat[0]["content"]}
+        made = _world_calls(record, spec)
+        stated = [c for c in made if all(str(v) in record["task"] for v in c["arguments"].values())]
+        (gold,) = [c["gold"] for c in recipe.next_call_cases([chat])]
+        assert gold in made and gold["name"] in offered
+        assert 2 <= len(offered) <= recipe.MAX_TOOLS
+        assert [r["role"] for r in chat] == ["system", "user", "assistant"]
+        if stated:
+            assert gold in stated
+            assert len(gold["arguments"]) == max(len(c["arguments"]) for c in stated)
+        else:
+            assert gold == made[0]
+
+
+def test_call_rows_take_the_call_whose_arguments_the_request_states() -> None:
+    calls = [{"name": "get", "arguments": {"id": "A-1"}},
+             {"name": "grade", "arguments": {"id": "A-1", "score": 70}},
+             {"name": "note", "arguments": {"id": "A-1", "text": "late", "by": "bo"}}]
+    assert recipe._fullest_call(calls, "Grade A-1 as 70.") == calls[1]
+    assert recipe._fullest_call(calls, "Grade the last one.") == calls[0]
+    assert recipe._fullest_call([], "anything") is None
