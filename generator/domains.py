@@ -9,9 +9,18 @@ two packs are kept unless the request names departments or teams.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import cache
 
-from a4a.generator.text import Text, compile_terms, fold, normalize
+from a4a.generator.text import (
+    Text,
+    compile_terms,
+    fold,
+    has_cjk,
+    literal_regex,
+    normalize,
+    term_tokens,
+)
 from a4a.runtime import knowledge
 
 
@@ -19,8 +28,7 @@ from a4a.runtime import knowledge
 def alternation(words: tuple[str, ...]) -> re.Pattern[str]:
     """Whole-word alternation of English keywords; plurals and verb forms match."""
     forms = set(words) | {w[:-1] + "ing" for w in words if w.endswith("e") and len(w) > 3}
-    alts = "|".join(re.escape(w.lower()) for w in sorted(forms, key=lambda w: (-len(w), w)))
-    return re.compile(rf"\b(?:{alts})(?:s|es|d|ed|ing)?\b")
+    return re.compile(rf"\b(?:{literal_regex(w.lower() for w in forms)})(?:s|es|d|ed|ing)?\b")
 
 
 @cache
@@ -30,10 +38,67 @@ def _domain_matchers() -> dict[str, tuple[re.Pattern[str], ...]]:
     for pid, pack in knowledge.domain_packs().items():
         if pid == "generic":
             continue
-        words = [w for ws in pack.vocabulary.values() for w in ws]
-        other = compile_terms(words)
+        other = compile_terms(_vocabulary(pid))
         out[pid] = (alternation(tuple(pack.keywords)), *((other,) if other else ()))
     return out
+
+
+def _vocabulary(pid: str) -> list[str]:
+    return [w for ws in knowledge.domain_packs()[pid].vocabulary.values() for w in ws]
+
+
+@dataclass(frozen=True)
+class _Gate:
+    """Literals a text must hold for any of a pack's vocabulary terms to match.
+
+    One word of each term, the most selective: a whole word, a word's start, or else a
+    substring (suffixes, infixes, Chinese and Japanese). Scanning a pack's vocabulary costs a
+    regex pass; most texts hold none of its literals and skip it.
+    """
+
+    words: frozenset[str]
+    starts: frozenset[str]
+    inner: tuple[str, ...]
+
+    @staticmethod
+    def of(items: list[str]) -> _Gate:
+        words: set[str] = set()
+        starts: set[str] = set()
+        inner: set[str] = set()
+        for term in items:
+            kind, core = _gate_literal(term)
+            {"=": words, "^": starts}.get(kind, inner).add(core)
+        return _Gate(frozenset(words), frozenset(starts), tuple(sorted(inner)))
+
+    def admits(self, text: Text, tokens: frozenset[str]) -> bool:
+        if not self.words.isdisjoint(tokens) or "" in self.inner:
+            return True
+        if self.starts and any(t[:n] in self.starts for t in tokens for n in _lens(self)):
+            return True
+        return any(core in text.fold for core in self.inner)
+
+
+@cache
+def _lens(gate: _Gate) -> tuple[int, ...]:
+    return tuple(sorted({len(c) for c in gate.starts}))
+
+
+def _gate_literal(term: str) -> tuple[str, str]:
+    """The most selective (kind, core) of a term; ("%", "") when it has no plain literal."""
+    if has_cjk(term):
+        cores = fold(normalize(term.replace("*", " ").replace("~", " "))).split()
+        return ("%", max(cores, key=len)) if cores else ("%", "")
+    toks = [(k, c) for k, c in term_tokens(term) if k != "~" and _WORD.fullmatch(c)]
+    for kind in ("=", "^"):
+        cores = [c for k, c in toks if k == kind]
+        if cores:
+            return kind, max(cores, key=len)
+    return ("%", max((c for _, c in toks), key=len)) if toks else ("%", "")
+
+
+@cache
+def _gates() -> dict[str, _Gate]:
+    return {pid: _Gate.of(_vocabulary(pid)) for pid in _domain_matchers()}
 
 
 @cache
@@ -49,6 +114,7 @@ def _senses() -> dict[str, tuple[tuple[str, re.Pattern[str]], ...]]:
     return out
 
 
+_WORD = re.compile(r"\w+")
 _SENTENCE_END = re.compile(r"[.!?;\n。！？；]")
 
 
@@ -59,8 +125,12 @@ def domain_hits(text: Text) -> dict[str, tuple[str, ...]]:
     nor does a keyword whose sense rule sees another sense in the same sentence.
     """
     spans: list[tuple[int, int, str, str]] = []
+    tokens = frozenset(_WORD.findall(text.fold))
+    gates = _gates()
     for pid, pats in _domain_matchers().items():
         for i, pat in enumerate(pats):
+            if i and not gates[pid].admits(text, tokens):
+                continue
             src = text.norm if i == 0 else text.fold
             spans += [(m.start(), m.end(), pid, m.group(0)) for m in pat.finditer(src)]
     out: dict[str, dict[str, str]] = {}

@@ -1,0 +1,81 @@
+"""The fast matchers give the same hits as the plain ones they replace."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from a4a.generator import domains
+from a4a.generator.text import Text, literal_regex
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def _plain(words: list[str]) -> re.Pattern[str]:
+    alts = "|".join(re.escape(w) for w in sorted(set(words), key=lambda w: (-len(w), w)))
+    return re.compile(alts)
+
+
+def test_literal_regex_matches_like_a_longest_first_alternation() -> None:
+    rng = random.Random(7)
+    alphabet = "abc "
+    words = sorted({"".join(rng.choice("abc") for _ in range(rng.randint(1, 6)))
+                    for _ in range(60)})
+    trie = re.compile(literal_regex(words))
+    plain = _plain(words)
+    for _ in range(300):
+        text = "".join(rng.choice(alphabet) for _ in range(40))
+        assert [m.span() for m in trie.finditer(text)] == \
+            [m.span() for m in plain.finditer(text)], text
+
+
+def test_literal_regex_escapes_and_skips_empty_words() -> None:
+    pat = re.compile(literal_regex(["a.b", "", "a"]))
+    assert [m.group() for m in pat.finditer("axb a.b")] == ["a", "a.b"]
+
+
+def _texts() -> list[str]:
+    out: list[str] = []
+    for name in ("requests_benign.yaml", "requests_labelled.yaml", "requests_malicious.yaml",
+                 "generation/tuning.yaml", "policy/benign_tuning.yaml"):
+        doc = yaml.safe_load((DATA / name).read_text())
+
+        def walk(node: object) -> None:
+            if isinstance(node, str) and len(node) > 12:
+                out.append(node)
+            elif isinstance(node, dict):
+                for value in node.values():
+                    walk(value)
+            elif isinstance(node, list):
+                for value in node:
+                    walk(value)
+        walk(doc)
+    return out
+
+
+def test_vocabulary_gates_change_no_hit(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = [Text.of(t) for t in _texts()]
+    assert len(texts) > 300
+    gated = [domains.domain_hits(t) for t in texts]
+    matchers = domains._domain_matchers()
+    monkeypatch.setattr(domains._Gate, "admits", lambda *_: True)
+    assert gated == [domains.domain_hits(t) for t in texts]
+    english = {pid: pats[:1] for pid, pats in matchers.items()}
+    monkeypatch.setattr(domains, "_domain_matchers", lambda: english)
+    # the texts exercise the other-language vocabulary, so the gates had something to skip
+    assert sum(a != domains.domain_hits(t) for a, t in zip(gated, texts, strict=True)) > 20
+
+
+@pytest.mark.parametrize(("term", "literal"), [
+    ("gestion de clientes", ("=", "clientes")),
+    ("воронк* продаж", ("=", "продаж")),
+    ("verkaufschance*", ("^", "verkaufschance")),
+    ("*pipeline", ("%", "pipeline")),
+    ("客户关系管理", ("%", "客户关系管理")),
+])
+def test_gate_literal_is_a_word_every_match_holds(term: str, literal: tuple[str, str]) -> None:
+    assert domains._gate_literal(term) == literal
