@@ -14,8 +14,9 @@ from a4a.generator.plan import AgentPlan, Topology
 from a4a.generator.tools import (
     assign_request_builtins,
     builtin_spec,
+    kept_ops,
+    plan_tools,
     rank_builtins,
-    tools_for,
 )
 from a4a.runtime import knowledge
 from a4a.runtime.ir.domain import input_schema
@@ -61,7 +62,8 @@ class RuleAgentBuilder:
     def build(self, topo: Topology, framework: str, request: str
               ) -> tuple[list[AgentSpec], list[ToolSpec]]:
         """Return the agents (in topology order) and the tools they use (first-use order)."""
-        picks = {a.name: tools_for(a, request) for a in topo.agents}
+        ranked = plan_tools(topo.agents, request)
+        picks = {n: kept_ops(rows) for n, rows in ranked.items()}
         tools = _tool_specs(picks)
         world_names = {t.name for t in tools.values()}
         extra = {a.name: [builtin_spec(c.tool.split(":")[1] if c.tool.startswith("builtin:")
@@ -168,7 +170,7 @@ def _tool_specs(picks: dict[str, list[tuple[str, str]]]) -> dict[tuple[str, str]
     out: dict[tuple[str, str], ToolSpec] = {}
     for pack, name in pairs:
         op = packs[pack].operation(name)
-        if op is None:  # tools_for only yields existing operations
+        if op is None:  # plan_tools only yields existing operations
             continue
         out[(pack, name)] = ToolSpec(
             name=f"{pack}__{name}" if name in clash else name, description=op.description,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from a4a.generator.pipeline import Compiled
-from a4a.generator.tools import ToolChoice, rank_builtins, rank_operations
+from a4a.generator.tools import ToolChoice, plan_tools, rank_builtins
 
 
 def explain(c: Compiled) -> dict[str, Any]:
@@ -39,9 +39,10 @@ def explain(c: Compiled) -> dict[str, Any]:
     world = {t.name for t in c.spec.tools if t.implementation.startswith("world:")}
     held = {a.name: {t for t in a.tools if isinstance(t, str)} for a in c.spec.agents}
     impl = {t.name: t.implementation for t in c.spec.tools}
+    request = c.spec.description
+    by_agent = plan_tools(c.plans, request)
     for plan in c.plans:
-        request = c.spec.description
-        rows = rank_operations(plan, request) + rank_builtins(plan, request, world)
+        rows = by_agent[plan.name] + rank_builtins(plan, request, world)
         ranked = {r.tool for r in rows}
         rows += [ToolChoice(impl[n], 1.0, True, "the request calls for it and no other agent "
                             "held it") for n in sorted(held.get(plan.name, ()))

@@ -11,7 +11,7 @@ from a4a.generator.meta import PatternChoice
 from a4a.generator.plan import AgentPlan, Area, Topology, archetype_of
 from a4a.generator.relevance import bm25
 from a4a.generator.shapes import SHAPES, ShapeInput, _e
-from a4a.generator.tools import gloss, main_language, tools_for
+from a4a.generator.tools import gloss, kept_ops, main_language, plan_tools
 from a4a.runtime import knowledge
 from a4a.runtime.ir.spec import PatternNode
 
@@ -221,8 +221,9 @@ def add_gate(topo: Topology, intent: IntentSpec) -> None:
     not ask for.
     """
     packs = knowledge.domain_packs()
-    writers = [a.name for a in topo.agents
-               if any(packs[p].operation(o).writes for p, o in tools_for(a, intent.text))]  # type: ignore[union-attr]
+    ranked = plan_tools(topo.agents, intent.text)
+    writers = [a.name for a in topo.agents if any(
+        packs[p].operation(o).writes for p, o in kept_ops(ranked[a.name]))]  # type: ignore[union-attr]
     approver = next((a for a in topo.agents if a.archetype == "approver" and a.duty), None)
     if approver is not None:
         topo.edges += [_e(w, approver.name, "delegate")

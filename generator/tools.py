@@ -9,6 +9,8 @@ allows them. Every choice carries its relevance and reason for `--explain`.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
@@ -230,6 +232,62 @@ def assign_request_builtins(plans: list[AgentPlan], request: str,
     return out
 
 
-def tools_for(plan: AgentPlan, request: str = "") -> list[tuple[str, str]]:
-    """(pack, operation) pairs this agent gets."""
-    return [tuple(c.tool.split(".", 1)) for c in rank_operations(plan, request) if c.kept]  # type: ignore[misc]
+def kept_ops(rows: list[ToolChoice]) -> list[tuple[str, str]]:
+    """The (pack, operation) pairs of the kept rows."""
+    return [(pack, op) for pack, _, op in (c.tool.partition(".") for c in rows if c.kept)]
+
+
+def plan_tools(plans: Sequence[AgentPlan], request: str) -> dict[str, list[ToolChoice]]:
+    """Every agent's ranked operations, plus the changes the request names that none holds.
+
+    A request that says "send personalised emails" needs `send_email` although no agent's
+    own duty asks for a change: such an operation goes to the agent that ranks it highest
+    among those whose areas hold it and whose archetype takes tools, within the cap.
+    """
+    rows = {p.name: rank_operations(p, request) for p in plans}
+    held = {r.tool for rs in rows.values() for r in rs if r.kept}
+    for tool in requested_changes(plans, request):
+        if tool in held:
+            continue
+        owners = [(r.relevance, -i, p.name) for i, p in enumerate(plans) if p.writes
+                  for r in rows[p.name] if r.tool == tool
+                  and sum(x.kept for x in rows[p.name]) < MAX_TOOLS]
+        if not owners:
+            continue
+        owner = max(owners)[2]
+        rows[owner] = [ToolChoice(r.tool, r.relevance, True, "the request asks for this change")
+                       if r.tool == tool else r for r in rows[owner]]
+        held.add(tool)
+    return rows
+
+
+def requested_changes(plans: Sequence[AgentPlan], request: str) -> list[str]:
+    """Write operations of the agents' areas that the request names, verb and object.
+
+    "sending personalized cold sales emails" names `send_email`: the operation's verb is a
+    change word the request uses and each word of its object is in the request.
+    """
+    if not request:
+        return []
+    words = set(_WORDS.findall(fold(normalize(request))))
+    packs = knowledge.domain_packs()
+    out: dict[str, None] = {}
+    for plan in plans:
+        for area in plan.areas:
+            for name in area.ops:
+                op = packs[area.domain].operation(name)
+                if op is not None and op.writes and _names_op(name, words):
+                    out.setdefault(f"{area.domain}.{name}", None)
+    return list(out)
+
+
+def _names_op(name: str, words: set[str]) -> bool:
+    verb, *nouns = name.split("_")
+    if not nouns or not implies_change(verb):
+        return False
+    stem = verb[:-1] if verb.endswith("e") and len(verb) > 3 else verb
+    return any(w.startswith(stem) and len(w) - len(stem) <= 3 for w in words) and all(
+        any(w in (n, n + "s", n + "es") for w in words) for n in nouns)
+
+
+_WORDS = re.compile(r"\w+")

@@ -7,7 +7,15 @@ import pytest
 
 from a4a.generator.pipeline import compile_request
 from a4a.generator.plan import AgentPlan, Area
-from a4a.generator.tools import MAX_TOOLS, gloss, implies_change, rank_builtins, rank_operations
+from a4a.generator.tools import (
+    MAX_TOOLS,
+    gloss,
+    implies_change,
+    plan_tools,
+    rank_builtins,
+    rank_operations,
+    requested_changes,
+)
 from a4a.runtime import knowledge
 
 
@@ -140,3 +148,40 @@ def test_an_area_the_request_asks_for_gets_a_hands_on_owner() -> None:
     owners = [p.name for p in plans if asked in p.areas]
     assert len(owners) == 1
     assert all(order[0] in p.areas for p in plans)  # what each already held stays
+
+
+def _holders(request: str) -> set[str]:
+    c = compile_request(request)
+    return {t.implementation for t in c.spec.tools}
+
+
+def test_a_change_the_request_names_goes_to_one_agent_even_without_a_duty() -> None:
+    request = ("Multi-agent system for generating, selecting, and sending personalized cold "
+               "sales emails with automated workflow orchestration.")
+    plans = [AgentPlan("reply_drafter", "writer", "drafting", _mailbox()),
+             AgentPlan("mail_reader", "researcher", "reading", _mailbox())]
+    assert not any(c.kept for p in plans for c in rank_operations(p, request)
+                   if c.tool == "email.send_email")  # read-only on their own work
+    rows = plan_tools(plans, request)
+    owners = [n for n, rs in rows.items() for c in rs if c.tool == "email.send_email" and c.kept]
+    assert len(owners) == 1
+    reason = next(c.reason for c in rows[owners[0]] if c.tool == "email.send_email")
+    assert reason == "the request asks for this change"
+    assert requested_changes(plans, request) == ["email.send_email"]
+
+
+@pytest.mark.parametrize("text", [
+    "a single agent that summarizes my unread email every morning",
+    "An assistant that reads my emails and drafts replies for me to check.",
+])
+def test_no_change_is_added_that_the_request_does_not_name(text: str) -> None:
+    plans = compile_request(text).plans
+    assert "email.send_email" not in requested_changes(plans, text)
+
+
+def test_a_help_center_assistant_searches_the_knowledge_base() -> None:
+    request = ("A customer service bot with a help center assistant that answers questions "
+               "from our FAQ and documentation.")
+    tools = _holders(request)
+    assert "world:customer_support.search_articles" in tools
+    assert "world:customer_support.publish_article" not in tools
