@@ -1,4 +1,5 @@
-"""The maps, media studio and weather packs, and the observability part of incident response:
+"""The maps, media studio, weather and insurance packs, and the observability part of incident
+response:
 every template's gold plan earns reward 1.0 and dropping any of its calls lowers it; agents that
 hold only read-only tools still get tasks; requests in these domains, in several languages,
 select the pack and get tasks the oracle solves; and their words do not take requests that
@@ -18,7 +19,7 @@ from a4a.runtime.world.tasks import check
 from tests.runtime.test_packs_b import OTHER_LANGS, _holding, _reads_only, template_task
 from tests.runtime.test_tasks import oracle, pack_framework, run
 
-PACK_IDS = ("maps", "media_studio", "weather")
+PACK_IDS = ("maps", "media_studio", "weather", "insurance")
 
 REQUESTS = {
     "maps": [
@@ -45,6 +46,13 @@ REQUESTS = {
         "Three forecasters independently read the weather data for the port and vote on "
         "whether a storm warning is needed.",
     ],
+    "insurance": [
+        "An insurance claims team: an intake agent takes the first notice of loss and files the "
+        "claim, an adjuster assesses the damage, and a fraud investigator checks for duplicates.",
+        "Two agents debate whether the water damage claim is covered by the home insurance "
+        "policy; a judge decides.",
+        "Three claims adjusters independently estimate the claim and vote on the amount.",
+    ],
 }
 
 # Requests in other languages and the pack each must select.
@@ -59,6 +67,11 @@ FOREIGN = [
     ("Um agente que acompanha a previsão do tempo e alertas de tempestade.", "weather"),
     ("天气预报助手：每天早上告诉我气温和降雨", "weather"),
     ("Анализ логов и метрик сервиса после инцидента", "incident_response"),
+    ("Агент для урегулирования убытков: принимает страховой случай и проверяет полис.",
+     "insurance"),
+    ("保险理赔助手：登记出险信息并检查保单的免赔额", "insurance"),
+    ("Ein Agent für die Schadenregulierung unserer Kfz-Versicherung.", "insurance"),
+    ("Un agente que registra siniestros y revisa la póliza del asegurado.", "insurance"),
 ]
 
 # Requests whose words overlap the new packs' but that belong elsewhere (or nowhere).
@@ -70,6 +83,9 @@ NOT_THEIRS = [
     ("Build a sales forecast from the CRM pipeline.", {"weather"}),
     ("Two agents debate whether AI-generated art is real art; a judge decides.",
      {"media_studio"}),
+    ("An agent that sorts my receipts and marks which ones are tax deductible.",
+     {"insurance"}),
+    ("Estoy seguro de que un agente puede ordenar mis correos.", {"insurance"}),
 ]
 
 
