@@ -181,7 +181,7 @@ def test_bench_runs_and_never_prints_heldout_cases(gq: ModuleType,
 
 
 # Floors at the measured figures (percent; hits are counts): a change that loses ground fails.
-FLOORS = {"tuning": {"family": 95.0, "roles": 87.0, "tools": 72.0, "count": 94.0},
+FLOORS = {"tuning": {"family": 95.0, "roles": 87.0, "tools": 73.0, "count": 94.0},
           "heldout": {"family": 75.0, "roles": 76.0, "tools": 67.0, "count": 77.0}}
 MAX_HITS = {"tuning": 0, "heldout": 4}
 
