@@ -19,11 +19,12 @@ from tool names, tool descriptions and agent descriptions before matching, so a 
 request covers nothing. A refused or failed build fails every metric.
 
 The tuning and held-out parts are reported separately, per language, per length bucket and
-in total. Individual held-out cases are never printed: --verbose and --show-failures list
+in total; --batch 2 scores only the second collection batch (cases with `batch: 2`), --batch 1
+the first. Individual held-out cases are never printed: --verbose and --show-failures list
 tuning cases only.
 
 Usage: python bench/generation_quality.py [--split both|tuning|heldout] [--json]
-           [--show-failures] [--verbose] [--limit N]
+           [--show-failures] [--verbose] [--limit N] [--batch 1|2|all]
 """
 
 from __future__ import annotations
@@ -112,10 +113,12 @@ def load_vocabulary(path: Path = DATA / "capabilities.yaml") -> Vocabulary:
     return Vocabulary(families, caps)
 
 
-def load_cases(split: str) -> list[dict[str, Any]]:
-    """The cases of one split file."""
+def load_cases(split: str, batch: str = "all") -> list[dict[str, Any]]:
+    """The cases of one split file, or of one collection batch of it ("1", "2" or "all";
+    a case without a `batch` field belongs to batch 1)."""
     raw = yaml.safe_load((DATA / f"{split}.yaml").read_text(encoding="utf-8"))
-    return list(raw["cases"])
+    cases = list(raw["cases"])
+    return cases if batch == "all" else [c for c in cases if str(c.get("batch", 1)) == batch]
 
 
 # ---------------------------------------------------------------------------- text
@@ -366,12 +369,14 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--verbose", action="store_true",
                         help="print a verdict for every tuning case")
     parser.add_argument("--limit", type=int, default=0, help="score only the first N of a split")
+    parser.add_argument("--batch", choices=("1", "2", "all"), default="all",
+                        help="score only the cases of one collection batch")
     return parser.parse_args(argv)
 
 
-def evaluate(split: str, vocab: Vocabulary, limit: int = 0) -> list[Verdict]:
+def evaluate(split: str, vocab: Vocabulary, limit: int = 0, batch: str = "all") -> list[Verdict]:
     """Build and score every case of one split (or its first `limit` cases)."""
-    cases = load_cases(split)
+    cases = load_cases(split, batch)
     return [run_case(c, vocab) for c in (cases[:limit] if limit else cases)]
 
 
@@ -381,7 +386,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         vocab = load_vocabulary()
         splits = SPLITS if args.split == "both" else (args.split,)
-        results = {s: evaluate(s, vocab, args.limit) for s in splits}
+        results = {s: evaluate(s, vocab, args.limit, args.batch) for s in splits}
     except (OSError, yaml.YAMLError, KeyError) as err:
         msg = f"cannot read the corpus under {DATA}: {err}"
         print(json.dumps({"error": msg}) if args.json else msg, file=sys.stdout if args.json
