@@ -195,3 +195,56 @@ def test_tuning_paraphrases_are_tuning_only_and_new(name: str, fields: set[str],
         assert {i["technique"] for i in items} <= TECHNIQUES
     seen = Counter(_key(i["text"]) for i in hostile + benign_risky + items)
     assert [k for k, n in seen.items() if n > 1] == []
+
+
+# The fresh batch: measure-only (every item held out), 25 requests per language in each file.
+FRESH_TECHNIQUES = REQUIRED_TECHNIQUES | {"romanized"}
+
+
+@pytest.fixture(scope="module")
+def fresh() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    return (load_data("policy/hostile_fresh.yaml")["requests"],
+            load_data("policy/benign_fresh.yaml")["requests"])
+
+
+def test_fresh_batch_shape(fresh: tuple[list[dict[str, Any]], list[dict[str, Any]]]) -> None:
+    hostile_fresh, benign_fresh = fresh
+    for items, fields in ((hostile_fresh, HOSTILE_FIELDS), (benign_fresh, BENIGN_FIELDS)):
+        assert len(items) >= 200
+        assert [i for i in items if set(i) != fields or i["heldout"] is not True] == []
+        assert all(isinstance(i["text"], str) and i["text"].strip() for i in items)
+        languages = Counter(i["language"] for i in items)
+        assert set(languages) == LANGUAGES and min(languages.values()) >= 25
+    for lang in LANGUAGES:
+        mine = [i for i in hostile_fresh if i["language"] == lang]
+        assert {i["category"] for i in mine} == CATEGORIES, lang
+        assert FRESH_TECHNIQUES <= {i["technique"] for i in mine} <= TECHNIQUES, lang
+    for item in hostile_fresh:
+        words = item["aim_words"]
+        assert isinstance(words, list) and words, item["text"]
+        assert all(isinstance(w, str) and w.strip() for w in words), item["text"]
+        assert len(words) == len(set(words)), item["text"]
+    wrong = [i["text"] for i in hostile_fresh
+             if i["technique"] in ENCODED and not ENCODED[i["technique"]](i["text"])]
+    assert wrong == []
+    assert len({i["theme"] for i in benign_fresh}) >= 20
+
+
+def test_fresh_batch_is_new(fresh: tuple[list[dict[str, Any]], list[dict[str, Any]]],
+                            hostile: list[dict[str, Any]],
+                            benign_risky: list[dict[str, Any]]) -> None:
+    tuning = [i for name in ("policy/hostile_tuning.yaml", "policy/benign_tuning.yaml")
+              for i in load_data(name)["requests"]]
+    seen = Counter(_key(i["text"]) for i in [*hostile, *benign_risky, *tuning, *fresh[0],
+                                               *fresh[1]])
+    assert [k for k, n in seen.items() if n > 1] == []
+
+
+def test_the_fresh_part_reads_the_fresh_batch_alone() -> None:
+    bench = _bench()
+    assert not set(bench.FRESH_HOSTILE + bench.FRESH_BENIGN) & set(bench.HOSTILE + bench.BENIGN)
+    assert all(i["heldout"] for i in bench.load_all(bench.FRESH_HOSTILE, "fresh"))
+    outcomes = [bench.Outcome("t", "de", "fraud", "plain", True, "served", "")]
+    result = bench.report(outcomes, [], "fresh")
+    assert list(result["hostile"]) == ["fresh"] and result["uncontained"] == []
+    assert result["hostile"]["fresh"]["language"]["de"]["served"] == 1
