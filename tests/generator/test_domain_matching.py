@@ -79,3 +79,22 @@ def test_vocabulary_gates_change_no_hit(monkeypatch: pytest.MonkeyPatch) -> None
 ])
 def test_gate_literal_is_a_word_every_match_holds(term: str, literal: tuple[str, str]) -> None:
     assert domains._gate_literal(term) == literal
+
+
+@pytest.mark.parametrize(("text", "pack"), [
+    ("持续集成流水线里的不稳定测试由一个智能体来排查", "ci_testing"),
+    ("Ein Agent, der fehlgeschlagene Builds und instabile Tests untersucht.", "ci_testing"),
+    ("プルリクエストのコードレビューを行うエージェント", "code_hosting"),
+    ("Агент делает ревью кода для каждого пулл реквеста.", "code_hosting"),
+    ("Un agente que vigila los niveles de stock del almacén y propone la reposición.",
+     "inventory"),
+    ("库存管理助手：检查仓库的库存水平并生成采购订单", "inventory"),
+    ("Un agent qui répartit les tâches du projet sur un tableau kanban.",
+     "project_management"),
+    ("Agentes para gestão de projetos: atribuir tarefas e acompanhar os marcos do projeto.",
+     "project_management"),
+    ("Агент пишет SQL запросы к хранилищу данных и строит дашборды.", "sql_analytics"),
+    ("データウェアハウスにsqlクエリを投げてダッシュボードを更新するエージェント", "sql_analytics"),
+])
+def test_packs_are_named_in_the_other_languages(text: str, pack: str) -> None:
+    assert pack in domains.domain_hits(Text.of(text))
