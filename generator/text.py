@@ -65,7 +65,9 @@ _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t
 # Cyrillic and Greek letters that look Latin, folded only inside words that also hold Latin.
 _LOOKALIKE = str.maketrans(dict(zip("авсеһікмнорѕтхујԁαβεικνορτυχ",
                                     "abcehikmhopstxyjdabeiknoptux", strict=True)))
-_TOKEN = re.compile(r"[\w@$]+")
+# A whole token that holds a digit, "@" or "$": the only tokens leetspeak folding can change.
+_LEET_TOKEN = re.compile(r"[\w@$]*[0-9@$][\w@$]*")
+_LATIN_LETTER_AZ = re.compile("[a-z]")
 _LATIN_WORD = re.compile(r"\w*[a-z]\w*")
 _NON_LATIN_ALPHA = re.compile(r"[\u0370-\u04ff]")
 _INNER_SEP = re.compile(r"(?<=\w)(?:[-_.*·/\\|+'’ʼ`]+)(?=\w)")
@@ -99,7 +101,7 @@ def normalize(text: str, keep_lines: bool = False) -> str:
 
 def fold(norm: str) -> str:
     """The matching form of normalised text (see the module docstring)."""
-    text = _TOKEN.sub(_unleet, norm)
+    text = _LEET_TOKEN.sub(_unleet, norm)
     if _NON_LATIN_ALPHA.search(text):
         text = _LATIN_WORD.sub(lambda m: m.group(0).translate(_LOOKALIKE), text)
     text = _strip_accents(text)
@@ -111,8 +113,7 @@ def fold(norm: str) -> str:
 def _unleet(m: re.Match[str]) -> str:
     word = m.group(0)
     # Latin words only (accents too: "b3trüg3r"); digits in other scripts are no disguise.
-    if all(c < "\u0250" for c in word) and re.search("[a-z]", word) \
-            and re.search(r"[0-9@$]", word):
+    if all(c < "\u0250" for c in word) and _LATIN_LETTER_AZ.search(word):
         return word.translate(_LEET)
     return word
 

@@ -102,6 +102,7 @@ def gloss(text: str, lang: str) -> str:
     return " ".join(dict.fromkeys(h.cls.split(".", 1)[1].replace("_", " ") for h in hits))
 
 
+@lru_cache(maxsize=4096)
 def implies_change(duty: str) -> bool:
     """Whether a duty clause asks the agent to change something (create, update, send ...)."""
     return any(h.cls == "duty.change" for h in _change_index().find(Text.of(duty)))
