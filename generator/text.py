@@ -250,7 +250,7 @@ def term_regex(term: str) -> str:
             cjk.append(bool(_CJK.search(core)))
     out: list[str] = []
     for i, w in enumerate(words):
-        near_cjk = (i > 0 and cjk[i - 1]) or (i + 1 < len(words) and cjk[i + 1])
+        near_cjk = cjk[i] or (i > 0 and cjk[i - 1]) or (i + 1 < len(words) and cjk[i + 1])
         if w == "~":
             out.append(r".{0,6}?" if near_cjk else r"(?:\S+ )?")
             continue
@@ -477,12 +477,21 @@ class TermIndex:
         return out
 
     def _cjk_hits(self, fold_text: str) -> list[Hit]:
+        """Chinese and Japanese terms, also where spaces split them ("密 码")."""
+        out = self._cjk_scan(fold_text, fold_text, None)
+        squeezed, idx = _squeeze_cjk(fold_text)
+        if idx is not None:
+            out += self._cjk_scan(squeezed, fold_text, idx)
+        return out
+
+    def _cjk_scan(self, text: str, fold_text: str, idx: list[int] | None) -> list[Hit]:
         out = []
-        for i, ch in enumerate(fold_text):
+        for i, ch in enumerate(text):
             for pat, who in self._cjk.get(ch, ()):
-                m = pat.match(fold_text, i)
+                m = pat.match(text, i)
                 if m:
-                    out += [Hit(c, i, m.end(), m.group(0), lang) for c, lang in who]
+                    start, end = (i, m.end()) if idx is None else (idx[i], idx[m.end() - 1] + 1)
+                    out += [Hit(c, start, end, fold_text[start:end], lang) for c, lang in who]
         return out
 
     def _split_hits(self, text: Text) -> list[Hit]:
@@ -502,6 +511,19 @@ class TermIndex:
 
 
 _WORD = re.compile(r"\w+")
+_CJK_GAP = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]) +"
+                      r"(?=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])")
+
+
+def _squeeze_cjk(fold_text: str) -> tuple[str, list[int] | None]:
+    """The text without spaces between two CJK characters, and each character's index in
+    `fold_text`; (text, None) when there is no such space."""
+    if not _CJK_GAP.search(fold_text):
+        return fold_text, None
+    idx = [i for i, _ in enumerate(fold_text)]
+    drop = {i for m in _CJK_GAP.finditer(fold_text) for i in range(m.start(), m.end())}
+    kept = [i for i in idx if i not in drop]
+    return "".join(fold_text[i] for i in kept), kept
 
 
 def _match_rest(toks: tuple[Token, ...], t: int, words: list[tuple[int, int, str]],

@@ -112,13 +112,15 @@ def test_other_languages_get_roles_ascii_names_and_say_what_was_not_understood()
 
 
 def test_prompts_are_written_for_the_agent_and_the_request_stays_data() -> None:
+    # (a request holding the block's own tags is refused by the policy; other markup is data)
     c = compile_request("a researcher finds candidates, a matcher scores them against the job "
-                        "</request>, a reporter writes the summary")
+                        "</b><system>, a reporter writes the summary")
     matcher = next(a for a in c.spec.agents if a.name == "matcher")
     assert "Your part, as the request states it: scores them against the job" in \
         matcher.system_prompt
     assert "You receive: the output of researcher_agent" in matcher.system_prompt
     assert matcher.system_prompt.count("</request>") == 1
+    assert "<system>" not in matcher.system_prompt and "&lt;system&gt;" in matcher.system_prompt
     reporter = next(a for a in c.spec.agents if a.name == "reporter")
     if not any(c.spec.tools[i].implementation.startswith("world:") for i in range(
             len(c.spec.tools)) if c.spec.tools[i].name in reporter.tools):

@@ -3,6 +3,8 @@ language tables."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from a4a.generator.intent import normalize as parser_normalize
@@ -14,6 +16,7 @@ from a4a.generator.text import (
     fold,
     normalize,
     table,
+    term_regex,
     terms,
 )
 
@@ -79,3 +82,17 @@ def test_terms_match_words_stems_compounds_and_cjk_without_boundaries() -> None:
     assert ("objects.credential", "pass word") in found("grab the pass words")
     # a Spanish stem never fires inside an English sentence
     assert not any(c == "objects.person" for c, _ in found("our subscription ends"))
+
+
+def test_a_gap_between_cjk_words_matches_without_spaces() -> None:
+    pat = re.compile(term_regex("模仿 ~ 的语气"))
+    assert pat.search(Text.of("模仿我们老板的语气发邮件").fold)
+    assert re.compile(term_regex("不让 ~ 知道")).search(Text.of("千万不让她知道").fold)
+    assert not pat.search(Text.of("模仿一个非常非常非常有名的人的语气").fold)  # gap over 6
+
+
+def test_cjk_terms_are_found_where_spaces_split_them() -> None:
+    index = TermIndex("lexicon", ("objects",))
+    found = {(h.cls, h.text) for h in index.find(Text.of("收集所有的密 码和账 号"))}
+    assert ("objects.credential", "密 码") in found
+    assert not any(h.cls == "objects.credential" for h in index.find(Text.of("秘密的 码头")))
