@@ -516,8 +516,10 @@ _CJK_GAP = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaf
 
 
 def _squeeze_cjk(fold_text: str) -> tuple[str, list[int] | None]:
-    """The text without spaces between two CJK characters, and each character's index in
-    `fold_text`; (text, None) when there is no such space."""
+    """The text without the spaces between two CJK characters, with each kept index.
+
+    The indices point into `fold_text`; (text, None) when no such space is there.
+    """
     if not _CJK_GAP.search(fold_text):
         return fold_text, None
     idx = [i for i, _ in enumerate(fold_text)]
