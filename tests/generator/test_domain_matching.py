@@ -95,6 +95,14 @@ def test_gate_literal_is_a_word_every_match_holds(term: str, literal: tuple[str,
      "project_management"),
     ("Агент пишет SQL запросы к хранилищу данных и строит дашборды.", "sql_analytics"),
     ("データウェアハウスにsqlクエリを投げてダッシュボードを更新するエージェント", "sql_analytics"),
+    ("一个管理日历和会议安排的助手", "calendar"),
+    ("Ein Agent prüft Spesenabrechnungen und Lieferantenrechnungen.", "finance"),
+    ("Агент службы поддержки отвечает на обращения клиентов.", "customer_support"),
+    ("ナレッジベースから回答するカスタマーサポートのエージェント", "customer_support"),
+    ("Um agente que faz pesquisa na web e cita as fontes num relatório de pesquisa.",
+     "web_research"),
+    ("Un agent qui réserve les vols et les hôtels d'un voyage d'affaires.", "travel"),
+    ("Агент собирает дайджест новостей из новостных источников.", "news"),
 ])
 def test_packs_are_named_in_the_other_languages(text: str, pack: str) -> None:
     assert pack in domains.domain_hits(Text.of(text))
