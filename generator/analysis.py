@@ -37,7 +37,7 @@ _DESCRIBES = re.compile(r"\b(?:as|is|be|becomes?|acts? as|like|appropriate|right
                         r"correct|specific|next|proper|suitable|respective)\s+(?:an?\s+|the\s+)?$")
 _CLAUSE_SPLIT = re.compile(r",\s*(?:and\s+|then\s+)?(?=(?:a|an|the|one)\s)|;\s*|\.\s+|\band\s+"
                            r"(?=(?:a|an|the)\s)")
-_AGENT_NOUN = re.compile(r"\b((?:[a-z][a-z-]*\s+){1,3})(agent|assistant|bot)\b")
+_AGENT_NOUN = re.compile(r"\b((?:[a-z][a-z-]*\s+){1,3})(agent|assistant|bot)(s?)\b")
 _FOLLOWERS = frozenset("who that which to will should must can then and or , . ; : agent "
                        "agents is are also first takes uses".split())
 NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -108,12 +108,13 @@ def _clause_roles(norm: str) -> list[Role]:
             known = noun in ROLE_WORDS or noun.rstrip("s") in ROLE_WORDS
             follows = bool(gap) or nxt in _FOLLOWERS or (nxt.endswith("s") and len(nxt) > 3)
             mods = [w for _, w in words[:i]]
-            if any(is_filler(w) for w in mods):
+            if any(is_filler(w) for w in mods) or (mods and mods[0] in _CHOICE) or any(
+                    w in _SYSTEM for w in mods):
                 break
             if not (known or follows):
                 continue
             title = " ".join([*(w for w in mods if w not in ADJECTIVES), noun])
-            rest = norm[words[i][0] + len(noun):]
+            rest = re.sub(r"^\w*`", "", norm[words[i][0] + len(noun):])  # "writer_agent`"
             duty = first_clause(rest).strip(" ,")
             duty = re.sub(r"^(?:who|that|which|is to|to|will|should|must)\s+", "", duty)[:200]
             out.append(Role(slug(title_words(title)), title, duty, "clause", m.start()))
@@ -155,13 +156,22 @@ _PUNCT = re.compile(r"[,.;:!?()\n]")
 def _agent_noun_roles(norm: str) -> list[Role]:
     out = []
     for m in _AGENT_NOUN.finditer(norm):
-        words = [w for w in m.group(1).split() if w not in ADJECTIVES]
+        raw = m.group(1).split()
+        # Only the words after the last function word name the agent: "it runs a
+        # translation agent", never "arguments per agent" or "you ask one agent".
+        cut = max((k + 1 for k, w in enumerate(raw)
+                   if (is_filler(w) and w not in ("and", "or")) or w in _CUTS), default=0)
+        words = [w for w in raw[cut:] if w not in ADJECTIVES]
+        if words and (words[0] in _CHOICE or any(w in _SYSTEM for w in words)):
+            continue
         while words and is_filler(words[0]):
             words = words[1:]
         pair = _pair(words)
-        if pair:  # "a sales or refunds agent": two agents
+        if pair:  # "a sales or refunds agent", "store and supplier agents": two agents
             out += [Role(w, f"{w} {m.group(2)}", "", "agent_noun", m.start() + k)
                     for k, w in enumerate(pair)]
+            continue
+        if m.group(3):  # "cooperating agents" names no one agent
             continue
         if not words or any(is_filler(w) for w in words) or words[-1] in NOT_ROLES:
             continue
@@ -176,12 +186,43 @@ def _agent_noun_roles(norm: str) -> list[Role]:
 def _pair(words: list[str]) -> tuple[str, str] | None:
     """("sales", "refunds") of "sales or refunds", else None."""
     if len(words) == 3 and words[1] in ("or", "and") and not {words[0], words[2]} & (
-            NOT_ROLES | _FILLER_WORDS):
+            (NOT_ROLES - _PEOPLE) | _FILLER_WORDS):
         return words[0], words[2]
     return None
 
 
 _FILLER_WORDS = frozenset("a an the one this that these those".split())
+_CODE = re.compile(r"`([a-z][a-z0-9]*(?:[_ -][a-z0-9]+){0,3})`")
+_AGENT_WORDS = frozenset("agent assistant bot".split())
+
+
+def _code_roles(norm: str) -> list[Role]:
+    """"`planner_agent` comes up with a plan": a code name of an agent between backticks."""
+    out = []
+    for m in _CODE.finditer(norm):
+        if norm.rfind("\n", 0, m.start()) + 1 == norm.find("|", norm.rfind("\n", 0, m.start())):
+            continue  # a table row: its cells are read as one role by the list rules
+        words = re.split(r"[_ -]", m.group(1))
+        if not (words[-1] in _AGENT_WORDS or (len(words) <= 3 and is_role_word(words[-1])
+                                               and words[-1] not in BARE)):
+            continue
+        head = [w for w in words if w not in _AGENT_WORDS] or words
+        if any(is_filler(w) for w in head):
+            continue
+        duty = first_clause(norm[m.end():].split("\n", 1)[0]).strip(" ,:")
+        duty = re.sub(r"^(?:which|who|that|to|will|should|must)\s+", "", duty)[:200]
+        out.append(Role(slug(title_words(" ".join(words))), " ".join(words), duty, "code",
+                        m.start()))
+    return out
+# People a pair of agents may act for ("store and supplier agents").
+_PEOPLE = frozenset("supplier vendor seller buyer customer partner provider merchant investor "
+                    "player visitor tenant owner".split())
+_CUTS = frozenset("per each every any some no".split())
+# "the right expert agent" names a choice among the agents, not one of them.
+_CHOICE = frozenset("right appropriate relevant correct specific proper suitable respective "
+                    "next same".split())
+# "an AI-powered multi-agent assistant" is the whole system.
+_SYSTEM = frozenset("multi-agent multiagent ai-powered".split())
 
 
 @cache
@@ -401,7 +442,8 @@ def analyse(raw: str) -> RequestAnalysis:
     prose = [] if len(headers) >= 2 else [
         _native(_clause_roles(split), lang), _native(_agent_noun_roles(split), lang),
         lex_roles, enumerated_roles(text, lang)]
-    roles = _merge([headers, chain_roles(lines, offsets, lang), bold_roles(split, lang), *prose])
+    roles = _merge([headers, chain_roles(lines, offsets, lang), bold_roles(split, lang),
+                    _code_roles(split), *prose])
     masked = mask_roles(norm, roles)
     counts, caps = _counts(norm)
     sentences = tuple(s.strip() for s in re.split(r"(?<=[.!?。！？])\s*|\n", lined) if s.strip())

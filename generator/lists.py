@@ -38,14 +38,89 @@ def header_roles(lines: list[str], offset: list[int], lang: str) -> list[Role]:
     "| Title | ... | duty |".
     """
     out = []
-    for i, line in enumerate(lines):
-        found = _line_role(line, lang)
-        if found is None:
+    found = [_line_role(line, lang) for line in lines]
+    for i in _siblings(lines, found):
+        found[i] = _sibling_role(lines[i])
+    for i, hit in enumerate(found):
+        if hit is None:
             continue
-        name, title, duty = found
+        name, title, duty = hit
         duty = duty or _duty_below(lines, i, lang)
         out.append(Role(name, title, _first_sentence(duty), "header", offset[i]))
     return out
+
+
+def _key(line: str) -> str:
+    """The form of a list item or heading ("###", "-**", "N.**:d"), "" for other lines.
+
+    An item's form says whether a separator and a duty follow its title ("-**:d").
+    """
+    m = re.match(r"\s*(#{1,6}|[-*•]|\d{1,2}[.)])\s*(\*\*|__)?", line)
+    if m is None or (m.group(1) == "*" and line.lstrip().startswith("**")):
+        return ""
+    key = re.sub(r"\d+", "N", m.group(1)) + (m.group(2) or "")
+    if key.startswith("#"):
+        return key
+    rest = line[m.end():]
+    sep = re.search(r"[:：]|\s[-–—]\s", rest)
+    return key + (":" if sep else "") + ("d" if sep and rest[sep.end():].strip(" *_") else "")
+
+
+def _siblings(lines: list[str], found: list[tuple[str, str, str] | None]) -> list[int]:
+    """Items of a list (or headings of one level) between roles, twice as many as they.
+
+    "### Food Inventory" between "### Recipe Suggester" and "### Grocery List Builder" is a
+    member of the same team.
+    """
+    groups: dict[tuple[str, int], list[int]] = {}
+    runs = [0] * 7  # per heading level: a higher heading starts a new run of lower ones
+    bullets = 0
+    for i, line in enumerate(lines):
+        key = _key(line)
+        if key.startswith("#"):
+            level = len(key.rstrip("*_"))
+            runs[level + 1:] = [r + 1 for r in runs[level + 1:]]
+            groups.setdefault((key, runs[level]), []).append(i)
+        elif key:
+            if i == 0 or _key(lines[i - 1]) != key:
+                bullets += 1  # a list starts here (its items are consecutive lines)
+            groups.setdefault((key, bullets), []).append(i)
+    out = []
+    for items in groups.values():
+        roles = [i for i in items if found[i] is not None]
+        # Only an item between two roles is one ("## Installation" after them is not); a list
+        # item also needs a duty that reads like theirs ("Tracks ingredients").
+        between = [i for i in items if roles and roles[0] < i < roles[-1] and found[i] is None]
+        if len(roles) >= 2 and 2 * len(between) <= len(roles):
+            heading = _key(lines[items[0]]).startswith("#")
+            out += [i for i in between if heading or _does(lines[i])]
+    return out
+
+
+_DUTY_VERB = re.compile(r"(?:[:：]|\s[-–—]\s)\s*(?:\*\*|__)?\s*[a-z]{3,}(?<!s)s\b")
+
+
+def _does(line: str) -> bool:
+    """Whether a list item's duty opens with a verb in the third person ("Generates ...")."""
+    return bool(_DUTY_VERB.search(line.lower()))
+
+
+_SIBLING = re.compile(r"^(?:\*\*|__)?(?P<title>[^*_:：\n()]{2,40}?)(?:\*\*|__)?\s*"
+                      r"(?:[:：]|\s[-–—]\s|$)\s*(?P<duty>.*)$")
+
+
+def _sibling_role(line: str) -> tuple[str, str, str] | None:
+    """(name, title, duty) of a list item or heading whose siblings name roles."""
+    body = line[m.end():] if (m := _MARKS.match(line)) else line
+    hit = _SIBLING.match(body.strip())
+    if hit is None:
+        return None
+    title = hit.group("title").strip(" *_-")
+    words = title_words(title)
+    # One word is too little to tell a member from a step ("**Loop**", "### Installation").
+    if not 2 <= len(words) <= 4 or any(is_filler(w) for w in words):
+        return None
+    return slug(words), title, hit.group("duty").strip(" *_")
 
 
 def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
@@ -80,6 +155,7 @@ def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
     title = title.strip(" *_-:：")
     title = title[m.end():] if (m := _MARKS.match(title)) else title  # "**1. Agente X**"
     title = _ARTICLE.sub("", title)  # "The Best Financial Analyst"
+    title = _PERSONA.sub("", title)  # "UX Designer (Alice)": the role, not the persona's name
     name = _title_name(title, lang)
     if not name and (gloss := _GLOSS.match(title)):  # "Trader Agent 综合": title, then a gloss
         title = gloss.group(1)
@@ -88,6 +164,7 @@ def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
 
 
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+(?=\S+\s)", re.IGNORECASE)
+_PERSONA = re.compile(r"\s*[(（][^()（）]{1,30}[)）]\s*$")
 # A Latin title followed by a short gloss in Chinese or Japanese.
 _GLOSS = re.compile(r"^([A-Za-z][A-Za-z -]{2,40}?)\s+([\u3040-\u30ff\u3400-\u9fff][^:：]{0,20})$")
 
@@ -97,9 +174,11 @@ def _title_name(title: str, lang: str) -> str:
     if len(title) > 60 or len(title.split()) > 6:
         return ""
     words = re.findall(r"[a-z][a-z0-9-]*", title.lower())
+    # "IT Setup Coordinator": a title opening with "it" and no other function word.
+    acronym = len(words) >= 3 and words[0] == "it"
     english = (title.isascii() and 1 <= len(words) <= 5 and is_role_word(words[-1])
                and words[-1] not in PLURAL and not _things(words[-1])
-               and not any(is_filler(w) and w != "of" for w in words))
+               and not any(is_filler(w) and w != "of" for w in words[acronym:]))
     if lang == "en":
         return slug(title_words(title)) if english else ""
     reading = read_title(title)

@@ -76,9 +76,25 @@ class ShapeInput:
         team = (list(self.roles[:size]) + _specialists(rest, suffix))[:size]
         if not team and stated is None:  # out of domain: generic workers that share the task
             size = self.count("worker", "agent", "part", default=3, hi=hi)
-        team += [AgentPlan(f"{suffix}_{i + 1}", "specialist", f"part {i + 1} of the task")
+        stem = self.stem() or suffix
+        team += [AgentPlan(f"{stem}_{i + 1}", "specialist", f"part {i + 1} of the task")
                  for i in range(len(team), size)]
         return team
+
+    def stem(self) -> str:
+        """The name padded workers share ("" for none).
+
+        The counted role noun ("five reviewers"), else the one role the request names ("runs
+        a translation agent three times").
+        """
+        analysis = self.intent.analysis
+        for noun in {**(analysis.counts if analysis else {}), **self.intent.counts}:
+            single = noun.removesuffix("s")
+            if noun not in _WORKER_NOUNS and is_role_word(single) and single.isalpha():
+                return single
+        if analysis is not None and len(analysis.roles) == 1:
+            return analysis.roles[0].name
+        return ""
 
 
     @property
@@ -240,7 +256,8 @@ def orchestrator_workers(x: ShapeInput) -> Topology:
     return Topology(lead.name, agents, edges, _node("orchestrator_workers", agents))
 
 
-LEADS = re.compile(r"\b(?:coordinat|orchestrat|delegat|oversee|supervis)\w*")
+LEADS = re.compile(r"\b(?:coordinat|orchestrat|delegat|oversee|supervis)\w*"
+                   r"|\b(?:main|master|central|primary|lead) agent\b")
 
 
 def _lead(x: ShapeInput) -> tuple[AgentPlan | None, list[AgentPlan]]:
