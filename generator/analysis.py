@@ -14,7 +14,13 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from a4a.generator.domains import domain_hits
-from a4a.generator.lists import bold_roles, chain_roles, enumerated_roles, header_roles
+from a4a.generator.lists import (
+    bold_roles,
+    chain_roles,
+    english_enumerated_roles,
+    enumerated_roles,
+    header_roles,
+)
 from a4a.generator.rolewords import (
     ADJECTIVES,
     BARE,
@@ -114,7 +120,9 @@ def _clause_roles(norm: str) -> list[Role]:
             if not (known or follows):
                 continue
             title = " ".join([*(w for w in mods if w not in ADJECTIVES), noun])
-            rest = re.sub(r"^\w*`", "", norm[words[i][0] + len(noun):])  # "writer_agent`"
+            # "writer_agent`", "team leader agent** routes"
+            rest = re.sub(r"^(?:\w*`|\s*(?:agent|assistant|bot)\b[*_`]*)", "",
+                          norm[words[i][0] + len(noun):])
             duty = first_clause(rest).strip(" ,")
             duty = re.sub(r"^(?:who|that|which|is to|to|will|should|must)\s+", "", duty)[:200]
             out.append(Role(slug(title_words(title)), title, duty, "clause", m.start()))
@@ -441,7 +449,8 @@ def analyse(raw: str) -> RequestAnalysis:
     # A list of roles is the strongest evidence; prose around it mostly describes the system.
     prose = [] if len(headers) >= 2 else [
         _native(_clause_roles(split), lang), _native(_agent_noun_roles(split), lang),
-        lex_roles, enumerated_roles(text, lang)]
+        lex_roles, enumerated_roles(text, lang),
+        english_enumerated_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else []]
     roles = _merge([headers, chain_roles(lines, offsets, lang), bold_roles(split, lang),
                     _code_roles(split), *prose])
     masked = mask_roles(norm, roles)

@@ -11,6 +11,7 @@ import re
 
 from a4a.generator.naming import read_title
 from a4a.generator.rolewords import (
+    BARE,
     PLACEHOLDER,
     PLURAL,
     ROLE_WORDS,
@@ -264,6 +265,47 @@ def bold_roles(split: str, lang: str) -> list[Role]:
         if reading.agent and reading.words:
             out.append(Role(reading.name, m.group(1).strip(), "", "bold", m.start()))
     return out
+
+
+# English: a list in parentheses or after a colon that follows a word for agents.
+_EN_GROUP = re.compile(r"\b(?:agents|sub-?agents|personas|bots|assistants)\b[^.;:()\n]{0,40}?"
+                       r"(?:[(]\s*(?P<p>[^()\n]{3,120})[)]|:\s*(?P<c>[^.!?;:\n]{3,160}))",
+                       re.IGNORECASE)
+_EN_SPLIT = re.compile(r"\s*(?:,|\+|&|/|\s(?:and|or)\s)\s*(?:and\s+|or\s+)?")
+_EXAMPLE = re.compile(r"^(?:e\.g\.|i\.e\.|such as|like|namely|including)\s*", re.IGNORECASE)
+
+
+def english_enumerated_roles(raw: str) -> list[Role]:
+    """"Two agents (Scientist and Philosopher)", "Sub-agents: Collector + Analyst".
+
+    Every item is a capitalised name or a role noun of one to three words; "agents (LLM-based,
+    tool-using)" names none.
+    """
+    out = []
+    for m in _EN_GROUP.finditer(raw):
+        body = _EXAMPLE.sub("", (m.group("p") or m.group("c")).strip())
+        items = [i.strip(" *_`") for i in _EN_SPLIT.split(body)]
+        if not 2 <= len(items) <= 8 or not all(_named_item(i) for i in items):
+            continue
+        lead = _LEAD_BEFORE.search(raw, max(0, m.start() - 30), m.start())
+        if lead and is_role_word(lead.group(1)) and lead.group(1).lower() not in BARE:
+            items.insert(0, lead.group(1))  # "Supervisor + Sub-agents: Collector + Analyst"
+        out += [Role(slug(title_words(i)), i.lower(), "", "list", m.start() + k)
+                for k, i in enumerate(items)]
+    return out
+
+
+_LEAD_BEFORE = re.compile(r"\b([A-Za-z][a-z-]+)\s*(?:\+|&|\band\b|\bwith\b)\s*$")
+
+
+def _named_item(item: str) -> bool:
+    words = item.split()
+    if not 1 <= len(words) <= 3 or not item.isascii() or not re.fullmatch(r"[A-Za-z][\w -]*", item):
+        return False
+    lowered = [w.lower() for w in words]
+    if any(is_filler(w) for w in lowered) or re.search(r"-(?:based|powered|driven)$", lowered[-1]):
+        return False
+    return item[0].isupper() or is_role_word(lowered[-1])
 
 
 def enumerated_roles(text: Text, lang: str) -> list[Role]:

@@ -168,8 +168,9 @@ def prompt_chaining(x: ShapeInput) -> Topology:
 def routing(x: ShapeInput) -> Topology:
     """Router -route-> one specialist per area; a generalist is the default."""
     named, rest = x.take("router")
-    if named is None and x.named and _DIRECTS.search(x.named[0].duty):
-        named, rest = x.named[0], x.named[1:]  # "handles the user and directs them to ..."
+    if named is None:  # "handles the user and directs them to ...", "routes the question"
+        named = next((r for r in x.named if _DIRECTS.search(r.duty)), None)
+        rest = [r for r in x.named if r is not named]
     router = _as(named, "router") if named else AgentPlan(
         "router", "router", "sending each request to the right specialist", (), 4)
     if x.named and (len(rest) >= 2 or (named is not None and rest)):

@@ -84,3 +84,22 @@ def test_a_named_main_agent_leads_and_peers_that_talk_to_each_other_chat() -> No
     chat = compile_request("Autonomous store and supplier agents coordinating through "
                            "message-passing.").spec
     assert chat.pattern == "group_chat"
+
+
+def test_an_english_list_after_a_word_for_agents_names_its_items() -> None:
+    assert _roles("- Two professional agents (Scientist and Philosopher) debating a topic") == [
+        "scientist", "philosopher"]
+    assert _roles("- Supervisor + Sub-agents: Collector + Analyst; Supervisor compiles "
+                  "report.") == ["supervisor", "collector", "analyst"]
+    assert _roles("AI agents specialize in different domains (e.g. HR policy, Finance).") == [
+        "hr_policy", "finance"]
+    assert _roles("It uses agents (LLM-based, tool-using) for the work.") == []
+
+
+def test_the_named_role_whose_duty_routes_is_the_router_wherever_it_stands() -> None:
+    spec = compile_request(
+        "AI agents specialize in different domains (e.g. HR policy, Finance).\n"
+        "- A **Team Leader Agent** intelligently routes the user's question to the right "
+        "expert agent.").spec
+    assert spec.pattern == "routing" and spec.agents[0].name == "team_leader"
+    assert [a.name for a in spec.agents] == ["team_leader", "hr_policy", "finance"]
