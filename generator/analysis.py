@@ -10,7 +10,7 @@ never reads as a planning cue.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 
 from a4a.generator.domains import domain_hits
@@ -349,6 +349,61 @@ def _one_another(norm: str) -> int:
                                                                        rest))
 
 
+_ORDINAL = re.compile(r"\b(?:one|another|an?other|a (?:second|third|fourth|fifth)|the (?:first|"
+                      r"second|third|fourth|fifth|other|last))(?: (?:agent|bot|assistant|one))?"
+                      r"(?: (?:that|who|which|will|should|can|then))?\s+([a-z]{3,}?)(e?s)\b"
+                      r"([^,;.!?]*?)(?=[,;.!?]|$|\s+(?:and|then|while)\s+(?:one|another|an?other"
+                      r"|a (?:second|third|fourth|fifth)|the (?:other|last))\b)")
+
+
+def _ordinal_roles(norm: str) -> list[Role]:
+    """"One agent researches the topic, another writes the draft, a third reviews it".
+
+    Each agent is named after the verb of its duty ("researcher", "writer", "reviewer").
+    """
+    m = _ONE.search(norm)
+    if m is None:
+        return []
+    sentence = norm[m.start():m.end()]
+    out = []
+    for hit in _ORDINAL.finditer(sentence):
+        stem, ending, rest = hit.groups()
+        if (stem.endswith("s") and ending == "s") or stem in _NOT_VERBS:
+            continue  # "one agent is", "another class"
+        name = _doer(stem, ending)
+        out.append(Role(name, name, f"{stem}{ending}{rest}".strip()[:200], "ordinal",
+                        m.start() + hit.start()))
+    titles = [r.title for r in out]
+    # Two that check: "details_checker" and "duplicates_checker", after what each works on.
+    out = [replace(r, name=f"{_object(r.duty)}_{r.name}".strip("_"))
+           if titles.count(r.title) > 1 else r for r in out]
+    return out if len(out) >= 2 else []
+
+
+def _object(duty: str) -> str:
+    """The first content word after a duty's verb ("checks if details are complete": details)."""
+    return next((w for w in _WORDS.findall(duty)[1:] if not is_filler(w) and w not in _CUTS
+                 and w not in ("if", "whether", "all", "any")), "")
+
+
+_NOT_VERBS = frozenset("i ha doe wa thi it".split())
+
+
+def _doer(stem: str, ending: str) -> str:
+    """The agent noun of a verb in the third person: "writes" writer, "plans" planner."""
+    if ending == "es" and not stem.endswith(("sh", "ch", "ss", "x", "z", "o")):
+        stem += "e"  # "analyzes", "writes"
+    if stem.endswith("ate"):  # "estimates", "translates"
+        return f"{stem[:-1]}or"
+    if stem.endswith("e"):
+        return f"{stem}r"
+    if stem.endswith("y") and ending == "es":
+        return f"{stem[:-1]}ier"
+    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnpt]", stem):  # "plan", "scan"
+        return f"{stem}{stem[-1]}er"
+    return f"{stem}er"
+
+
 _TO_SERIES = re.compile(r"\bto (?:[a-z]+ly )?([a-z]{3,}), ([a-z]{3,}),? (?:and|then) ([a-z]{3,})"
                         r"\b([^.,;!?\n]{0,60})")
 _CLAUSE_VERB = re.compile(r"^(?:and\s+)?([a-z]{3,}(?:ies|es|s))\s")
@@ -450,7 +505,8 @@ def analyse(raw: str) -> RequestAnalysis:
     prose = [] if len(headers) >= 2 else [
         _native(_clause_roles(split), lang), _native(_agent_noun_roles(split), lang),
         lex_roles, enumerated_roles(text, lang),
-        english_enumerated_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else []]
+        english_enumerated_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else [],
+        _ordinal_roles(split) if lang == "en" else []]
     roles = _merge([headers, chain_roles(lines, offsets, lang), bold_roles(split, lang),
                     _code_roles(split), *prose])
     masked = mask_roles(norm, roles)

@@ -103,3 +103,17 @@ def test_the_named_role_whose_duty_routes_is_the_router_wherever_it_stands() -> 
         "expert agent.").spec
     assert spec.pattern == "routing" and spec.agents[0].name == "team_leader"
     assert [a.name for a in spec.agents] == ["team_leader", "hr_policy", "finance"]
+
+
+def test_one_agent_another_agent_a_third_agent_are_named_after_their_duties() -> None:
+    a = analyse("Build a team where one agent researches the topic, another agent writes the "
+                "draft, and a third agent reviews it.")
+    assert [(r.name, r.duty) for r in a.roles] == [
+        ("researcher", "researches the topic"), ("writer", "writes the draft"),
+        ("reviewer", "reviews it")]
+    assert _roles("One agent checks if details are complete, another estimates the amount, "
+                  "and one checks for duplicates.") == ["details_checker", "estimator",
+                                                        "duplicates_checker"]
+    assert _roles("Use one agent that plans the trip and one that books it.") == ["planner",
+                                                                                   "booker"]
+    assert _roles("If you ask one agent a question, it agrees.") == []
