@@ -107,8 +107,9 @@ def _clause_roles(norm: str) -> list[Role]:
         words = [(w.start(), w.group(0))
                  for w in _WORDS.finditer(norm, m.end(), stop.start() if stop else m.end() + 60)]
         for i, (_, noun) in enumerate(words[:3]):
-            if not is_role_word(noun) or (i == 0 and noun in BARE):
-                continue
+            if not is_role_word(noun) or (i == 0 and noun in BARE) or (
+                    noun in ADJECTIVES and i + 1 < len(words) and is_role_word(words[i + 1][1])):
+                continue  # "the lead researcher": the role noun is the next word
             nxt = words[i + 1][1] if i + 1 < len(words) else ""
             gap = i + 1 == len(words)  # punctuation or the end follows the noun
             known = noun in ROLE_WORDS or noun.rstrip("s") in ROLE_WORDS

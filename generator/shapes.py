@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from itertools import pairwise
 
 from a4a.generator.intent import IntentSpec
-from a4a.generator.plan import AgentPlan, Area, Topology
+from a4a.generator.plan import AgentPlan, Area, Topology, archetype_of
 from a4a.generator.rolewords import is_role_word
 from a4a.runtime.ir.spec import EdgeSpec, PatternNode
 
@@ -88,11 +88,9 @@ class ShapeInput:
         a translation agent three times").
         """
         analysis = self.intent.analysis
-        for noun in {**(analysis.counts if analysis else {}), **self.intent.counts}:
-            single = noun.removesuffix("s")
-            if noun not in _WORKER_NOUNS and is_role_word(single) and single.isalpha():
-                return single
-        if analysis is not None and len(analysis.roles) == 1:
+        if counted := counted_role(self.intent):
+            return counted[0]
+        if analysis is not None and len(analysis.roles) == 1 and _lone_lead(self) is None:
             return analysis.roles[0].name
         return ""
 
@@ -111,6 +109,16 @@ class ShapeInput:
             return None, named
         pick = hits[-1] if last else hits[0]
         return pick, [r for r in named if r is not pick]
+
+
+def counted_role(intent: IntentSpec) -> tuple[str, int] | None:
+    """The role noun the request counts and how many ("five reviewers": reviewer, 5)."""
+    stated = {**(intent.analysis.counts if intent.analysis else {}), **intent.counts}
+    for noun, n in stated.items():
+        single = noun.removesuffix("s")
+        if noun not in _WORKER_NOUNS and is_role_word(single) and single.isalpha() and n >= 2:
+            return single, min(n, MAX_TEAM)
+    return None
 
 
 def _as(plan: AgentPlan, archetype: str) -> AgentPlan:
@@ -218,8 +226,20 @@ def parallel_sectioning(x: ShapeInput) -> Topology:
     if len(workers) < 2:
         workers = [*workers, AgentPlan("research_worker", "researcher", "background facts",
                                        x.areas[:2], 8, False)]
-    return _fan(split, workers, AgentPlan("aggregator", "synthesizer",
-                                          "merging the parts into one answer", (), 4))
+    return _fan(split, workers, _merger(x) or AgentPlan(
+        "aggregator", "synthesizer", "merging the parts into one answer", (), 4))
+
+
+def _merger(x: ShapeInput) -> AgentPlan | None:
+    """The one other role beside counted workers that merges their work ("a writer merges")."""
+    roles = x.intent.analysis.roles if x.intent.analysis else ()
+    if x.named or counted_role(x.intent) is None or len(roles) != 1:
+        return None
+    role = roles[0]
+    if archetype_of(role.name) not in ("synthesizer", "writer", "judge", "reviewer"):
+        return None
+    return AgentPlan(role.name, "synthesizer", role.duty or "merging the parts", (), 4,
+                     duty=role.duty)
 
 
 def _fan(split: AgentPlan, workers: list[AgentPlan], agg: AgentPlan) -> Topology:
@@ -246,8 +266,9 @@ def voting(x: ShapeInput) -> Topology:
 def orchestrator_workers(x: ShapeInput) -> Topology:
     """Orchestrator with one worker per area, called as tools."""
     named, rest = _lead(x)
-    lead = replace(_as(named, "coordinator"), max_iterations=12) if named else AgentPlan(
-        "orchestrator", "coordinator", "decomposing, delegating and synthesizing", (), 12)
+    lead = replace(_as(named, "coordinator"), max_iterations=12) if named else _lone_lead(x) or (
+        AgentPlan("orchestrator", "coordinator", "decomposing, delegating and synthesizing", (),
+                  12))
     workers = rest if x.named else x.team()
     if len(workers) < 2:
         workers.append(AgentPlan("researcher", "researcher", "looking things up", x.areas[:2], 8,
@@ -257,8 +278,22 @@ def orchestrator_workers(x: ShapeInput) -> Topology:
     return Topology(lead.name, agents, edges, _node("orchestrator_workers", agents))
 
 
-LEADS = re.compile(r"\b(?:coordinat|orchestrat|delegat|oversee|supervis)\w*"
+LEADS = re.compile(r"\b(?:coordinat|orchestrat|delegat|oversee|supervis|spawn)\w*"
                    r"|\b(?:main|master|central|primary|lead) agent\b")
+
+
+def _lone_lead(x: ShapeInput) -> AgentPlan | None:
+    """The one role the request names when it leads ("the Lead Researcher spawns subagents")."""
+    roles = x.intent.analysis.roles if x.intent.analysis else ()
+    if len(roles) != 1 or not (_LEAD_TITLE.match(roles[0].title) or LEADS.search(roles[0].duty)):
+        return None
+    role = roles[0]
+    name = role.name if _LEAD_TITLE.match(role.name) else f"lead_{role.name}"
+    return AgentPlan(name, "coordinator", role.duty or "decomposing, delegating and synthesizing",
+                     (), 12, duty=role.duty)
+
+
+_LEAD_TITLE = re.compile(r"(?:lead|chief|head|main|master|principal)\b")
 
 
 def _lead(x: ShapeInput) -> tuple[AgentPlan | None, list[AgentPlan]]:

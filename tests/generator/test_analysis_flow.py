@@ -84,3 +84,34 @@ def test_nested_chats_are_orchestration() -> None:
             "coding agent, and a safeguard agent.")
     assert "orchestrator_workers" in analyse(text).scores()
     assert "prompt_chaining" not in analyse(text).scores()
+
+
+def test_a_rejection_that_sends_the_work_back_is_a_review_loop() -> None:
+    text = "A writer drafts the post. If the editor rejects the draft, it goes back to the writer."
+    assert analyse(text).scores()["evaluator_optimizer"] == 2.0
+    spec = compile_request(text).spec
+    assert spec.pattern == "evaluator_optimizer"
+    assert [a.name for a in spec.agents] == ["writer_agent", "editor"]
+    assert any(e.kind == "loop" and e.source == "editor" for e in spec.edges)
+    assert "evaluator_optimizer" not in analyse(
+        "The agent goes back to the start page and reads the menu.").scores()
+
+
+def test_a_lead_that_spawns_subagents_is_the_orchestrator() -> None:
+    text = "The Lead Researcher spawns subagents in parallel to search for information."
+    a = analyse(text)
+    assert a.scores()["orchestrator_workers"] > a.scores()["parallel_sectioning"]
+    spec = compile_request(text).spec
+    assert spec.pattern == "orchestrator_workers" and spec.agents[0].name == "lead_researcher"
+
+
+def test_a_counted_role_noun_means_that_many_workers_side_by_side() -> None:
+    spec = compile_request("Have five reviewers score the essay, then combine their "
+                           "scores.").spec
+    assert spec.pattern == "parallel_sectioning"
+    assert [a.name for a in spec.agents if a.name.startswith("reviewer_")] == [
+        f"reviewer_{i}" for i in range(1, 6)]
+    spec = compile_request("Three researchers look into the topic and a writer merges their "
+                           "findings.").spec
+    assert [a.name for a in spec.agents] == ["splitter", "researcher_1", "researcher_2",
+                                             "researcher_3", "writer"]
