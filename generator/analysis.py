@@ -20,6 +20,7 @@ from a4a.generator.lists import (
     english_enumerated_roles,
     enumerated_roles,
     header_roles,
+    inline_roles,
 )
 from a4a.generator.rolewords import (
     ADJECTIVES,
@@ -507,6 +508,7 @@ def analyse(raw: str) -> RequestAnalysis:
         _native(_clause_roles(split), lang), _native(_agent_noun_roles(split), lang),
         lex_roles, enumerated_roles(text, lang),
         english_enumerated_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else [],
+        inline_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else [],
         _ordinal_roles(split) if lang == "en" else []]
     roles = _merge([headers, chain_roles(lines, offsets, lang), bold_roles(split, lang),
                     _code_roles(split), *prose])

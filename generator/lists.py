@@ -298,6 +298,55 @@ def english_enumerated_roles(raw: str) -> list[Role]:
 _LEAD_BEFORE = re.compile(r"\b([A-Za-z][a-z-]+)\s*(?:\+|&|\band\b|\bwith\b)\s*$")
 
 
+_WORD_RUN = r"[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2}"
+# "Researcher, Writer, and Editor agents": names in series before a plural word for agents.
+_SERIES_AGENTS = re.compile(rf"((?:{_WORD_RUN},\s+)+{_WORD_RUN},?\s+(?:and|or|&)\s+{_WORD_RUN})"
+                            r"\s+(?:agents|bots|assistants)\b")
+# "Agent 1: Researcher - gathers sources", "Agent B (Critic) critiques it".
+_NUMBERED_AGENT = re.compile(r"\bAgent\s+(?:\d{1,2}|[A-Z])\b\s*(?:[:(–—-]\s*)(?:[Tt]he\s+)?"
+                             r"([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})\s*\)?\s*[:–—-]?\s*"
+                             r"([^.;\n]{0,160}?)(?=[.;\n]|,?\s+(?:and\s+)?Agent\s+(?:\d|[A-Z])\b|$)")
+# "Planner (breaks down tasks), Coder (writes code)": titles with their duty in parentheses.
+_TITLE_DUTY = re.compile(r"\b([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})\s*\(([^()\n]{3,100})\)")
+
+
+def inline_roles(raw: str) -> list[Role]:
+    """Roles written inline in English prose.
+
+    Names in series before "agents", numbered agents with a title, and two or more "Title
+    (duty)" in one sentence.
+    """
+    out = []
+    for m in _SERIES_AGENTS.finditer(raw):
+        items = [i.strip() for i in _EN_SPLIT.split(m.group(1))]
+        items[0] = " ".join(_trailing_name(items[0].split()))
+        if len(items) >= 3 and all(_named_item(i) for i in items):
+            out += [Role(slug(title_words(i)), i.lower(), "", "list", m.start() + k)
+                    for k, i in enumerate(items)]
+    for m in _NUMBERED_AGENT.finditer(raw):
+        title = m.group(1)
+        if _named_item(title):
+            out.append(Role(slug(title_words(title)), title.lower(),
+                            m.group(2).strip(" ,").lower(), "list", m.start()))
+    for sentence in re.finditer(r"[^.!?\n]+", raw):
+        hits = [h for h in _TITLE_DUTY.finditer(sentence.group(0))
+                if is_role_word(h.group(1).split()[-1]) and not h.group(2)[:1].isupper()]
+        if len(hits) >= 2:
+            out += [Role(slug(title_words(h.group(1))), h.group(1).lower(), h.group(2).lower(),
+                         "list", sentence.start() + h.start()) for h in hits]
+    return out
+
+
+def _trailing_name(words: list[str]) -> list[str]:
+    """The words that end a run and name someone: "We have Researcher" is "Researcher"."""
+    kept: list[str] = []
+    for w in reversed(words):
+        if not (w[:1].isupper() or is_role_word(w.lower())) or is_filler(w.lower()):
+            break
+        kept.insert(0, w)
+    return kept
+
+
 def _named_item(item: str) -> bool:
     words = item.split()
     if not 1 <= len(words) <= 3 or not item.isascii() or not re.fullmatch(r"[A-Za-z][\w -]*", item):

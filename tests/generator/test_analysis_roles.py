@@ -117,3 +117,19 @@ def test_one_agent_another_agent_a_third_agent_are_named_after_their_duties() ->
     assert _roles("Use one agent that plans the trip and one that books it.") == ["planner",
                                                                                    "booker"]
     assert _roles("If you ask one agent a question, it agrees.") == []
+
+
+def test_inline_english_forms_name_roles() -> None:
+    assert _roles("We have Researcher, Writer and Editor agents.") == [
+        "researcher", "writer", "editor"]
+    a = analyse("Agent 1 (Researcher) gathers sources, Agent 2 (Writer) drafts the article, "
+                "and Agent 3 (Editor) polishes it.")
+    assert [(r.name, r.duty) for r in a.roles] == [
+        ("researcher", "gathers sources"), ("writer", "drafts the article"),
+        ("editor", "polishes it")]
+    a = analyse("The team: Planner (breaks down tasks), Coder (writes code), Reviewer (checks "
+                "the code).")
+    assert [(r.name, r.duty) for r in a.roles] == [
+        ("planner", "breaks down tasks"), ("coder", "writes code"),
+        ("reviewer", "checks the code")]
+    assert _roles("It uses GPT-4 (the model), Python (the language) and Docker (optional).") == []
