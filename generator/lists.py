@@ -272,6 +272,7 @@ _EN_GROUP = re.compile(r"\b(?:agents|sub-?agents|personas|bots|assistants)\b[^.;
                        r"(?:[(]\s*(?P<p>[^()\n]{3,120})[)]|:\s*(?P<c>[^.!?;:\n]{3,160}))",
                        re.IGNORECASE)
 _EN_SPLIT = re.compile(r"\s*(?:,|\+|&|/|\s(?:and|or)\s)\s*(?:and\s+|or\s+)?")
+_ARTICLE_ITEM = re.compile(r"^(?:an?|the)\s+(?=\S)", re.IGNORECASE)
 _EXAMPLE = re.compile(r"^(?:e\.g\.|i\.e\.|such as|like|namely|including)\s*", re.IGNORECASE)
 
 
@@ -285,6 +286,13 @@ def english_enumerated_roles(raw: str) -> list[Role]:
     for m in _EN_GROUP.finditer(raw):
         body = _EXAMPLE.sub("", (m.group("p") or m.group("c")).strip())
         items = [i.strip(" *_`") for i in _EN_SPLIT.split(body)]
+        # "personas (a skeptic, an optimist and a realist)": an article marks each a member.
+        if len(items) >= 2 and all(_ARTICLE_ITEM.match(i) for i in items):
+            items = [_ARTICLE_ITEM.sub("", i) for i in items]
+            if all(re.fullmatch(r"[a-z][a-z-]*(?: [a-z][a-z-]*)?", i.lower()) for i in items):
+                out += [Role(slug(title_words(i)), i.lower(), "", "list", m.start() + k)
+                        for k, i in enumerate(items)]
+            continue
         if not 2 <= len(items) <= 8 or not all(_named_item(i) for i in items):
             continue
         lead = _LEAD_BEFORE.search(raw, max(0, m.start() - 30), m.start())

@@ -230,13 +230,18 @@ def parallel_sectioning(x: ShapeInput) -> Topology:
         "aggregator", "synthesizer", "merging the parts into one answer", (), 4))
 
 
-def _merger(x: ShapeInput) -> AgentPlan | None:
-    """The one other role beside counted workers that merges their work ("a writer merges")."""
+def _merger(x: ShapeInput, kinds: tuple[str, ...] = ("synthesizer", "judge")
+            ) -> AgentPlan | None:
+    """The one role the request names when it merges or judges the others' work.
+
+    "Three researchers ... and a writer merges their findings", "let a judge pick the best".
+    """
     roles = x.intent.analysis.roles if x.intent.analysis else ()
-    if x.named or counted_role(x.intent) is None or len(roles) != 1:
+    if x.named or len(roles) != 1:
         return None
     role = roles[0]
-    if archetype_of(role.name) not in ("synthesizer", "writer", "judge", "reviewer"):
+    kind = archetype_of(role.name)
+    if kind not in kinds and not (counted_role(x.intent) and kind in ("writer", "reviewer")):
         return None
     return AgentPlan(role.name, "synthesizer", role.duty or "merging the parts", (), 4,
                      duty=role.duty)
@@ -389,8 +394,9 @@ def debate(x: ShapeInput) -> Topology:
     n = x.count("debater", "side", "agent", "expert", "advocate", default=2, hi=5)
     rounds = x.count("round", default=3, lo=1, hi=6)
     named, rest = x.take("judge", "synthesizer", last=True)
-    judge = _as(named, "judge") if named else AgentPlan(
-        "judge", "judge", "deciding which position wins", (), 4)
+    lone = _merger(x, ("judge", "synthesizer", "coordinator"))  # "a moderator declares ..."
+    judge = _as(named, "judge") if named else replace(lone, archetype="judge") if lone else (
+        AgentPlan("judge", "judge", "deciding which position wins", (), 4))
     sides = debate_sides(x.intent.text, n)
     if len(rest) >= 2:
         deb = [replace(r, archetype="debater", writes=False, max_iterations=4) for r in rest[:5]]

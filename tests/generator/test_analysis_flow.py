@@ -115,3 +115,25 @@ def test_a_counted_role_noun_means_that_many_workers_side_by_side() -> None:
                            "findings.").spec
     assert [a.name for a in spec.agents] == ["splitter", "researcher_1", "researcher_2",
                                              "researcher_3", "writer"]
+
+
+def test_the_one_named_judge_or_moderator_takes_the_judging_slot() -> None:
+    spec = compile_request("Three agents debate whether the company should adopt a four-day "
+                           "work week, and a moderator declares the winner.").spec
+    assert spec.pattern == "debate" and spec.agents[-1].name == "moderator"
+    assert len(spec.agents) == 4
+    spec = compile_request("Generate five candidate slogans in parallel and let a judge pick "
+                           "the best one.").spec
+    assert spec.pattern == "parallel_sectioning" and spec.agents[-1].name == "judge"
+    assert "aggregator" not in [a.name for a in spec.agents]
+
+
+def test_each_of_many_items_done_separately_then_combined_is_map_reduce() -> None:
+    text = "Summarize each of the 50 documents separately and then combine the summaries."
+    assert compile_request(text).spec.pattern == "map_reduce"
+
+
+def test_an_article_marks_each_item_of_a_persona_list_a_member() -> None:
+    roles = analyse("A group of personas (a skeptic, an optimist and a realist) discuss the "
+                    "product idea.").roles
+    assert [r.name for r in roles] == ["skeptic", "optimist", "realist"]
