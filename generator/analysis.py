@@ -489,6 +489,35 @@ def _distinct(cues: list[Cue]) -> tuple[Cue, ...]:
     return tuple(seen.values())
 
 
+_FENCE = re.compile(r"^\s*(```|~~~).*?(?:^\s*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
+_SETUP = re.compile(r"^(#{1,6})\s*(?:\d+[.)]?\s*)?(?:[^\w\n]+\s*)?(?:installation|install|setup|"
+                    r"set up|getting started|quick ?start|usage|how to (?:run|use|install)|running|"
+                    r"requirements|prerequisites|dependencies|configuration|environment|"
+                    r"license|licence|contributing|contributors|acknowledg\w*|citation|faq|"
+                    r"troubleshooting|development|tests?|testing|deployment|project structure|"
+                    r"file structure|directory structure|screenshots?|demo|roadmap|changelog)"
+                    r"\b[^\n]*$", re.IGNORECASE | re.MULTILINE)
+
+
+def without_setup(raw: str) -> str:
+    """The request without code blocks and its setup sections (installation, usage, licence).
+
+    "First, clone the repository, then install" or "run the pipeline with python main.py"
+    describe how to run the project, not how its agents work together.
+    """
+    text = _FENCE.sub("\n", raw)
+    out, skip = [], 0
+    for line in text.split("\n"):
+        heading = re.match(r"^(#{1,6})\s", line)
+        if heading and skip and len(heading.group(1)) <= skip:
+            skip = 0
+        if not skip and heading and _SETUP.match(line):
+            skip = len(heading.group(1))
+        if not skip:
+            out.append(line)
+    return "\n".join(out)
+
+
 def analyse(raw: str) -> RequestAnalysis:
     """Analyse a request (already checked by the security policy)."""
     text = Text.of(raw[:20_000])
@@ -512,7 +541,10 @@ def analyse(raw: str) -> RequestAnalysis:
         _ordinal_roles(split) if lang == "en" else []]
     roles = _merge([headers, chain_roles(lines, offsets, lang), bold_roles(split, lang),
                     _code_roles(split), *prose])
-    masked = mask_roles(norm, roles)
+    bare = without_setup(raw[:20_000])
+    if bare != raw[:20_000]:  # cues only from what the agents do, not how to run the project
+        lex_cues = _lexicon_roles(Text.of(bare))[1]
+    masked = mask_roles(normalize(bare) if bare != raw[:20_000] else norm, roles)
     counts, caps = _counts(norm)
     sentences = tuple(s.strip() for s in re.split(r"(?<=[.!?。！？])\s*|\n", lined) if s.strip())
     cues = _distinct(_cues(masked) + lex_cues)

@@ -137,3 +137,15 @@ def test_an_article_marks_each_item_of_a_persona_list_a_member() -> None:
     roles = analyse("A group of personas (a skeptic, an optimist and a realist) discuss the "
                     "product idea.").roles
     assert [r.name for r in roles] == ["skeptic", "optimist", "realist"]
+
+
+def test_setup_sections_and_code_blocks_are_no_control_flow() -> None:
+    text = ("# Holiday Crew\n\nThe manager agent delegates work to the specialists.\n\n"
+            "## Agents\n- **City Selector**: Picks the best city\n"
+            "- **Local Expert**: Gathers insights about the city\n\n"
+            "## Installation\nFirst, clone the repository, then install it:\n"
+            "```bash\npip install -r requirements.txt\n```\n"
+            "## Usage\nRun the pipeline with `python main.py`.\n")
+    assert "prompt_chaining" not in analyse(text).scores()
+    assert _pattern(text) == "orchestrator_workers"
+    assert "prompt_chaining" in analyse(text.split("## Installation")[1]).scores()
