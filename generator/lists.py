@@ -318,6 +318,11 @@ _NUMBERED_AGENT = re.compile(r"\bAgent\s+(?:\d{1,2}|[A-Z])\b\s*(?:[:(–—-]\s*
 _TITLE_DUTY = re.compile(r"\b([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})\s*\(([^()\n]{3,100})\)")
 
 
+# "agents for orders, returns and billing": one agent per area of work.
+_AGENTS_FOR = re.compile(r"\bagents (?:for|handling|covering|responsible for) "
+                         r"((?:[a-z][a-z-]*, )+[a-z][a-z-]*,? (?:and|or) [a-z][a-z-]*)\b")
+
+
 def inline_roles(raw: str) -> list[Role]:
     """Roles written inline in English prose.
 
@@ -330,6 +335,11 @@ def inline_roles(raw: str) -> list[Role]:
         items[0] = " ".join(_trailing_name(items[0].split()))
         if len(items) >= 3 and all(_named_item(i) for i in items):
             out += [Role(slug(title_words(i)), i.lower(), "", "list", m.start() + k)
+                    for k, i in enumerate(items)]
+    for m in _AGENTS_FOR.finditer(raw):
+        items = [i.strip() for i in _EN_SPLIT.split(m.group(1))]
+        if all(i and not is_filler(i) for i in items):
+            out += [Role(slug([i]), f"{i} agent", "", "list", m.start() + k)
                     for k, i in enumerate(items)]
     for m in _NUMBERED_AGENT.finditer(raw):
         title = m.group(1)

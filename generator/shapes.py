@@ -293,7 +293,8 @@ def _lone_lead(x: ShapeInput) -> AgentPlan | None:
     if len(roles) != 1 or not (_LEAD_TITLE.match(roles[0].title) or LEADS.search(roles[0].duty)):
         return None
     role = roles[0]
-    name = role.name if _LEAD_TITLE.match(role.name) else f"lead_{role.name}"
+    lead = _LEAD_TITLE.match(role.name) or archetype_of(role.name) == "coordinator"
+    name = role.name if lead else f"lead_{role.name}"
     return AgentPlan(name, "coordinator", role.duty or "decomposing, delegating and synthesizing",
                      (), 12, duty=role.duty)
 

@@ -133,3 +133,16 @@ def test_inline_english_forms_name_roles() -> None:
         ("planner", "breaks down tasks"), ("coder", "writes code"),
         ("reviewer", "checks the code")]
     assert _roles("It uses GPT-4 (the model), Python (the language) and Docker (optional).") == []
+
+
+def test_agents_for_areas_of_work_are_one_agent_per_area() -> None:
+    assert _roles("A multi-agent system for customer service with agents for orders, returns "
+                  "and billing.") == ["orders", "returns", "billing"]
+
+
+def test_peers_that_negotiate_chat_and_a_named_orchestrator_keeps_its_name() -> None:
+    spec = compile_request("Build an app where two AI agents negotiate the price of a used "
+                           "car.").spec
+    assert spec.pattern == "group_chat" and len(spec.agents) == 3
+    assert _agents("An orchestrator that delegates coding tasks to sub-agents.")[0] == (
+        "orchestrator")
