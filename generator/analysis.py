@@ -295,7 +295,7 @@ def _merge(groups: list[list[Role]]) -> tuple[Role, ...]:
         # Two items of one list are two roles ("support", "technical_support"); a name
         # written again elsewhere, or inside a longer one, is the same role.
         twin = next((k for k, r in seen.items() if k == role.name or (
-            _same(k, role.name) and not (r.source == role.source == "header"))), None)
+            _same(k, role.name) and not (r.source == role.source in ("header", "list")))), None)
         if twin is None:
             seen[role.name] = role
         elif not seen[twin].duty and role.duty:

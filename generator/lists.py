@@ -268,9 +268,12 @@ def bold_roles(split: str, lang: str) -> list[Role]:
 
 
 # English: a list in parentheses or after a colon that follows a word for agents.
-_EN_GROUP = re.compile(r"\b(?:agents|sub-?agents|personas|bots|assistants)\b[^.;:()\n]{0,40}?"
-                       r"(?:[(]\s*(?P<p>[^()\n]{3,120})[)]|:\s*(?P<c>[^.!?;:\n]{3,160}))",
-                       re.IGNORECASE)
+_EN_GROUP = re.compile(r"\b(?:agents|sub-?agents|personas|bots|assistants|roles|members|crew)\b"
+                       r"[^.;:()\n]{0,40}?(?:[(]\s*(?P<p>[^()\n]{3,120})[)]"
+                       r"|:\s*(?P<c>[^.!?;:\n]{3,160})"
+                       r"|,\s*(?P<a>(?:an?|the)\s[^.;:()\n]{3,120}?)(?=,|\.|;|$|\s(?:that|who|which)\b))",
+                       re.IGNORECASE | re.MULTILINE)
+_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 _EN_SPLIT = re.compile(r"\s*(?:,|\+|&|/|\s(?:and|or)\s)\s*(?:and\s+|or\s+)?")
 _ARTICLE_ITEM = re.compile(r"^(?:an?|the)\s+(?=\S)", re.IGNORECASE)
 _EXAMPLE = re.compile(r"^(?:e\.g\.|i\.e\.|such as|like|namely|including)\s*", re.IGNORECASE)
@@ -284,8 +287,16 @@ def english_enumerated_roles(raw: str) -> list[Role]:
     """
     out = []
     for m in _EN_GROUP.finditer(raw):
-        body = _EXAMPLE.sub("", (m.group("p") or m.group("c")).strip())
+        body = _EXAMPLE.sub("", (m.group("p") or m.group("c") or m.group("a")).strip())
         items = [i.strip(" *_`") for i in _EN_SPLIT.split(body)]
+        if m.group("p") and _counts_items(raw[max(0, m.start() - 30):m.start() + len(
+                m.group(0)) - len(m.group("p")) - 1], len(items)):
+            # "3 worker agents (search, code, math)": the count says each item is an agent
+            if all(_named_item(i) or re.fullmatch(r"[a-z][a-z-]*(?: [a-z][a-z-]*)?", i)
+                   for i in items):
+                out += [Role(slug(title_words(i)), i.lower(), "", "list", m.start() + k)
+                        for k, i in enumerate(items)]
+            continue
         # "personas (a skeptic, an optimist and a realist)": an article marks each a member.
         if len(items) >= 2 and all(_ARTICLE_ITEM.match(i) for i in items):
             items = [_ARTICLE_ITEM.sub("", i) for i in items]
@@ -363,6 +374,16 @@ def _trailing_name(words: list[str]) -> list[str]:
             break
         kept.insert(0, w)
     return kept
+
+
+def _counts_items(before: str, n: int) -> bool:
+    """Whether the words before a list count exactly its `n` items ("3 worker agents")."""
+    m = re.search(r"\b(\d|two|three|four|five|six|seven|eight)\b(?:\s+[\w-]+){1,3}\s*[(]?\s*$",
+                  before, re.IGNORECASE)
+    if m is None:
+        return False
+    word = m.group(1).lower()
+    return (int(word) if word.isdigit() else _NUMBER_WORDS[word]) == n
 
 
 def _named_item(item: str) -> bool:

@@ -290,10 +290,12 @@ LEADS = re.compile(r"\b(?:coordinat|orchestrat|delegat|oversee|supervis|spawn)\w
 def _lone_lead(x: ShapeInput) -> AgentPlan | None:
     """The one role the request names when it leads ("the Lead Researcher spawns subagents")."""
     roles = x.intent.analysis.roles if x.intent.analysis else ()
-    if len(roles) != 1 or not (_LEAD_TITLE.match(roles[0].title) or LEADS.search(roles[0].duty)):
+    if len(roles) != 1:
         return None
     role = roles[0]
     lead = _LEAD_TITLE.match(role.name) or archetype_of(role.name) == "coordinator"
+    if not (lead or _LEAD_TITLE.match(role.title) or LEADS.search(role.duty)):
+        return None
     name = role.name if lead else f"lead_{role.name}"
     return AgentPlan(name, "coordinator", role.duty or "decomposing, delegating and synthesizing",
                      (), 12, duty=role.duty)

@@ -146,3 +146,19 @@ def test_peers_that_negotiate_chat_and_a_named_orchestrator_keeps_its_name() -> 
     assert spec.pattern == "group_chat" and len(spec.agents) == 3
     assert _agents("An orchestrator that delegates coding tasks to sub-agents.")[0] == (
         "orchestrator")
+
+
+def test_lists_after_roles_members_or_a_counted_plural_name_their_items() -> None:
+    assert _roles("Roles: Product Manager, Architect, Engineer, QA Engineer.") == [
+        "product_manager", "architect", "engineer", "qa_engineer"]
+    assert _roles("We built two agents, a buyer and a seller, that negotiate prices.") == [
+        "buyer", "seller"]
+    assert _roles("Supervisor agent + 3 worker agents (search, code, math).") == [
+        "supervisor", "search", "code", "math"]
+    assert _roles("It uses agents, the core of the system, to work.") == []
+
+
+def test_a_named_reviewer_that_already_loops_gets_no_second_reviewer() -> None:
+    assert _agents("The Planner Agent creates a plan. The Executor Agent follows it. The "
+                   "Reviewer Agent checks the result.") == [
+        "planner_agent", "executor_agent", "reviewer_agent"]
