@@ -408,6 +408,10 @@ def _doer(stem: str, ending: str) -> str:
 
 _TO_SERIES = re.compile(r"\bto (?:[a-z]+ly )?([a-z]{3,}), ([a-z]{3,}),? (?:and|then) ([a-z]{3,})"
                         r"\b([^.,;!?\n]{0,60})")
+_THAT_SERIES = re.compile(r"\b(?:agents|pipeline|workflow|crew|team)\b[^.;:\n]{0,40}?"
+                          r"\b(?:that|which|who)\s+([a-z]{3,}(?<!s)s\b[^,;.!?\n]{0,60}),\s+"
+                          r"([a-z]{3,}(?<!s)s\b[^,;.!?\n]{0,60}),?\s+(?:and|then)\s+"
+                          r"([a-z]{3,}(?<!s)s\b[^,;.!?\n]{0,60})")
 _CLAUSE_VERB = re.compile(r"^(?:and\s+)?([a-z]{3,}(?:ies|es|s))\s")
 
 
@@ -421,6 +425,9 @@ def _series(norm: str) -> tuple[str, ...]:
     if m:
         obj = m.group(4).strip()
         return tuple(f"{v} {obj}".strip() for v in m.groups()[:3])
+    m = _THAT_SERIES.search(norm)  # "agents that extract data, validate it, and store it"
+    if m:
+        return tuple(c.strip() for c in m.groups())
     for sentence in re.split(r"(?<=[.!?])\s+|\n", norm):
         clauses = [c.strip(" .") for c in sentence.split(",")]
         if 3 <= len(clauses) <= 6 and all(

@@ -90,7 +90,8 @@ class ShapeInput:
         analysis = self.intent.analysis
         if counted := counted_role(self.intent):
             return counted[0]
-        if analysis is not None and len(analysis.roles) == 1 and _lone_lead(self) is None:
+        if (analysis is not None and len(analysis.roles) == 1 and _lone_lead(self) is None
+                and not MERGES.search(analysis.roles[0].duty)):
             return analysis.roles[0].name
         return ""
 
@@ -230,6 +231,10 @@ def parallel_sectioning(x: ShapeInput) -> Topology:
         "aggregator", "synthesizer", "merging the parts into one answer", (), 4))
 
 
+# A duty that brings the others' work together ("then a lead editor merges them").
+MERGES = re.compile(r"\b(?:merg|combin|aggregat|synthesi[sz]|consolidat|compil)\w*")
+
+
 def _merger(x: ShapeInput, kinds: tuple[str, ...] = ("synthesizer", "judge")
             ) -> AgentPlan | None:
     """The one role the request names when it merges or judges the others' work.
@@ -241,7 +246,8 @@ def _merger(x: ShapeInput, kinds: tuple[str, ...] = ("synthesizer", "judge")
         return None
     role = roles[0]
     kind = archetype_of(role.name)
-    if kind not in kinds and not (counted_role(x.intent) and kind in ("writer", "reviewer")):
+    if kind not in kinds and not MERGES.search(role.duty) and not (
+            counted_role(x.intent) and kind in ("writer", "reviewer")):
         return None
     return AgentPlan(role.name, "synthesizer", role.duty or "merging the parts", (), 4,
                      duty=role.duty)

@@ -149,3 +149,19 @@ def test_setup_sections_and_code_blocks_are_no_control_flow() -> None:
     assert "prompt_chaining" not in analyse(text).scores()
     assert _pattern(text) == "orchestrator_workers"
     assert "prompt_chaining" in analyse(text.split("## Installation")[1]).scores()
+
+
+def test_a_pipeline_of_agents_that_do_three_things_has_a_stage_for_each() -> None:
+    spec = compile_request("Build a pipeline of agents that extracts data from invoices, "
+                           "validates it, and stores it in the database.").spec
+    assert spec.pattern == "prompt_chaining"
+    assert [a.name for a in spec.agents] == ["stage_1", "stage_2", "stage_3"]
+    assert _pattern("A tool that reads emails, drafts replies, and schedules meetings.") == (
+        "single_agent")
+
+
+def test_the_one_role_whose_duty_merges_is_the_merger_not_the_workers_name() -> None:
+    spec = compile_request("Multiple agents work in parallel on different sections of the "
+                           "report, then a lead editor merges them.").spec
+    names = [a.name for a in spec.agents]
+    assert names[-1] == "editor" and not any(n.startswith("editor_") for n in names)
