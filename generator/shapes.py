@@ -91,7 +91,8 @@ class ShapeInput:
         if counted := counted_role(self.intent):
             return counted[0]
         if (analysis is not None and len(analysis.roles) == 1 and _lone_lead(self) is None
-                and not MERGES.search(analysis.roles[0].duty)):
+                and not MERGES.search(analysis.roles[0].duty)
+                and archetype_of(analysis.roles[0].name) not in _NOT_WORKERS):
             return analysis.roles[0].name
         return ""
 
@@ -128,6 +129,8 @@ def _as(plan: AgentPlan, archetype: str) -> AgentPlan:
 
 
 _NO_AREAS = ("coordinator", "router", "synthesizer", "judge")
+# Roles that give the workers their work or judge it: never the name of the workers.
+_NOT_WORKERS = ("coordinator", "router", "planner", "synthesizer", "judge", "approver")
 
 
 def _e(source: str, target: str, kind: str, **kw: object) -> EdgeSpec:
