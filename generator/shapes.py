@@ -13,7 +13,7 @@ from itertools import pairwise
 
 from a4a.generator.intent import IntentSpec
 from a4a.generator.plan import AgentPlan, Area, Topology, archetype_of
-from a4a.generator.rolewords import is_role_word
+from a4a.generator.rolewords import ADJECTIVES, is_filler, is_role_word
 from a4a.runtime.ir.spec import EdgeSpec, PatternNode
 
 MAX_AGENTS = 34
@@ -341,8 +341,15 @@ def supervisor(x: ShapeInput) -> Topology:
 
 
 def hierarchical_teams(x: ShapeInput) -> Topology:
-    """A lead over one team per domain; each team lead over its specialists (agents <= 34)."""
+    """A lead over one team per domain; each team lead over its specialists (agents <= 34).
+
+    Teams the request names ("a research team and a document writing team") are the teams.
+    """
     top = AgentPlan("chief_coordinator", "coordinator", "running the whole organisation", (), 12)
+    teams = named_teams(x.intent.text)
+    if len(teams) >= 2:
+        return _area_teams(x, top, [(t, f"{t.replace('_', ' ')} work", x.areas[:1])
+                                    for t in teams])
     domains = list(dict.fromkeys(a.domain for a in x.areas))[:8]
     if len(domains) < 2:  # one domain: a team per area, each with a researcher and an executor
         return _area_teams(x, top)
@@ -365,10 +372,28 @@ def hierarchical_teams(x: ShapeInput) -> Topology:
     return Topology(top.name, agents, edges, tree)
 
 
-def _area_teams(x: ShapeInput, top: AgentPlan) -> Topology:
+_TEAM = re.compile(r"\b(?:an?|the|one|each|its own)\s+((?:[a-z][a-z-]*\s+){1,3})team\b")
+_NOT_TEAM_WORDS = frozenset("agent agents ai multi-agent hierarchical whole small large virtual "
+                            "top-level top level entire same other own".split())
+
+
+def named_teams(text: str) -> list[str]:
+    """The teams a request names, as slugs ("a research team and a document writing team")."""
+    out: list[str] = []
+    for m in _TEAM.finditer(text.lower()):
+        words = [w for w in m.group(1).split() if w not in ADJECTIVES]
+        if words and not any(w in _NOT_TEAM_WORDS or is_filler(w) for w in words):
+            name = "_".join(words[-2:])
+            if name not in out:
+                out.append(name)
+    return out[:5]
+
+
+def _area_teams(x: ShapeInput, top: AgentPlan,
+                named: list[tuple[str, str, tuple[Area, ...]]] | None = None) -> Topology:
     """One team per area; out of domain, two generic teams: a hierarchy is never one agent."""
     agents, edges, children = [top], [], []
-    teams: list[tuple[str, str, tuple[Area, ...]]] = [
+    teams: list[tuple[str, str, tuple[Area, ...]]] = named or [
         (a.resource, a.label, (a,)) for a in x.areas[:5]] or [
         (f"team_{i + 1}", f"part {i + 1} of the task", ()) for i in range(2)]
     for stem, label, mine in teams:
@@ -388,7 +413,10 @@ def _area_teams(x: ShapeInput, top: AgentPlan) -> Topology:
 def handoff(x: ShapeInput) -> Topology:
     """A front agent hands off to specialists, who hand back (capped) when done."""
     named = x.named
-    if named and named[0].archetype in ("router", "communicator", "coordinator"):
+    router, others = x.take("router")  # "handoffs between a triage agent, a sales agent ..."
+    if router is not None:
+        front, specs = replace(router, writes=False), others
+    elif named and named[0].archetype in ("router", "communicator", "coordinator"):
         front, specs = replace(named[0], writes=False), named[1:]
     else:
         front = AgentPlan("front_desk", "communicator", "talking with the user and handing off",

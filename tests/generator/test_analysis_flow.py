@@ -165,3 +165,18 @@ def test_the_one_role_whose_duty_merges_is_the_merger_not_the_workers_name() -> 
                            "report, then a lead editor merges them.").spec
     names = [a.name for a in spec.agents]
     assert names[-1] == "editor" and not any(n.startswith("editor_") for n in names)
+
+
+def test_a_hierarchy_is_built_from_the_teams_the_request_names() -> None:
+    spec = compile_request("We build a hierarchical team: a top-level supervisor manages a "
+                           "research team and a document writing team, each with its own "
+                           "supervisor.").spec
+    assert spec.pattern == "hierarchical_teams"
+    leads = [a.name for a in spec.agents if a.name.endswith("_lead")]
+    assert leads == ["research_lead", "document_writing_lead"]
+
+
+def test_the_triage_role_fronts_a_handoff_wherever_it_is_named() -> None:
+    spec = compile_request("Customer service agent with handoffs between a triage agent, a "
+                           "sales agent and a refund agent.").spec
+    assert spec.pattern == "handoff" and spec.agents[0].name == "triage"
