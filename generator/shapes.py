@@ -343,15 +343,16 @@ def supervisor(x: ShapeInput) -> Topology:
 def hierarchical_teams(x: ShapeInput) -> Topology:
     """A lead over one team per domain; each team lead over its specialists (agents <= 34).
 
-    Teams the request names ("a research team and a document writing team") are the teams.
+    Within one domain, the teams the request names ("a research team and a document writing
+    team") are the teams.
     """
     top = AgentPlan("chief_coordinator", "coordinator", "running the whole organisation", (), 12)
-    teams = named_teams(x.intent.text)
-    if len(teams) >= 2:
-        return _area_teams(x, top, [(t, f"{t.replace('_', ' ')} work", x.areas[:1])
-                                    for t in teams])
     domains = list(dict.fromkeys(a.domain for a in x.areas))[:8]
-    if len(domains) < 2:  # one domain: a team per area, each with a researcher and an executor
+    if len(domains) < 2:  # one domain: a team per named team or per area
+        teams = named_teams(x.intent.text)
+        if len(teams) >= 2:
+            return _area_teams(x, top, [(t, f"{t.replace('_', ' ')} work", _areas_of(t, x.areas))
+                                        for t in teams])
         return _area_teams(x, top)
     agents, edges, children = [top], [], []
     # A team is a lead and a few specialists, not one member per resource type.
@@ -387,6 +388,13 @@ def named_teams(text: str) -> list[str]:
             if name not in out:
                 out.append(name)
     return out[:5]
+
+
+def _areas_of(team: str, areas: tuple[Area, ...]) -> tuple[Area, ...]:
+    """The areas whose resource or label shares a word with a team's name."""
+    words = set(team.split("_"))
+    return tuple(a for a in areas if words & set(f"{a.resource} {a.label}".replace("_", " ")
+                                                 .split()))[:2]
 
 
 def _area_teams(x: ShapeInput, top: AgentPlan,
