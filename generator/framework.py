@@ -10,7 +10,8 @@ from a4a.generator.intent import IntentSpec
 from a4a.generator.meta import PatternChoice
 from a4a.generator.plan import AgentPlan, Area, Topology, archetype_of
 from a4a.generator.relevance import bm25
-from a4a.generator.shapes import SHAPES, ShapeInput, _e
+from a4a.generator.shape_input import ShapeInput, _e
+from a4a.generator.shapes import SHAPES
 from a4a.generator.tools import gloss, main_language, tools_for
 from a4a.runtime import knowledge
 from a4a.runtime.ir.spec import PatternNode

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from a4a.generator.intent import IntentSpec
 from a4a.generator.plan import archetype_of
-from a4a.generator.shapes import LEADS, counted_role
+from a4a.generator.shape_input import LEADS, counted_role
 from a4a.runtime import knowledge
 
 # Patterns that wrap another one rather than shape the whole team.
