@@ -14,32 +14,30 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from a4a.generator.domains import domain_hits
-from a4a.generator.lists import bold_roles, chain_roles, enumerated_roles, header_roles
-from a4a.generator.rolewords import (
-    ADJECTIVES,
-    BARE,
-    NOT_ROLES,
-    ROLE_WORDS,
-    Role,
-    is_filler,
-    is_role_word,
-    slug,
-    title_words,
+from a4a.generator.lists import (
+    bold_roles,
+    chain_roles,
+    english_enumerated_roles,
+    enumerated_roles,
+    header_roles,
+    inline_roles,
 )
+from a4a.generator.prose import (
+    agent_noun_roles,
+    clause_roles,
+    code_roles,
+    one_another,
+    ordinal_roles,
+)
+from a4a.generator.prose import first_clause as first_clause
+from a4a.generator.rolewords import BARE, Role
+from a4a.generator.rolewords import is_role_word as is_role_word
 from a4a.generator.text import TermIndex, Text, fold, normalize, table
 from a4a.runtime import knowledge
 
 MAX_ROLES = 8
 _BULLET = re.compile(r"^\s*(?:[-*•●>]|\d{1,2}[.)、]|#{1,4})?\s*")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
-# Words before a role noun that describe the system or a choice, not a member of the team.
-_DESCRIBES = re.compile(r"\b(?:as|is|be|becomes?|acts? as|like|appropriate|right|relevant|"
-                        r"correct|specific|next|proper|suitable|respective)\s+(?:an?\s+|the\s+)?$")
-_CLAUSE_SPLIT = re.compile(r",\s*(?:and\s+|then\s+)?(?=(?:a|an|the|one)\s)|;\s*|\.\s+|\band\s+"
-                           r"(?=(?:a|an|the)\s)")
-_AGENT_NOUN = re.compile(r"\b((?:[a-z][a-z-]*\s+){1,3})(agent|assistant|bot)\b")
-_FOLLOWERS = frozenset("who that which to will should must can then and or , . ; : agent "
-                       "agents is are also first takes uses".split())
 NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
            "eight": 8, "nine": 9, "ten": 10, "a pair of": 2, "a couple of": 2, "several": 3}
 _NUM = r"(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|a pair of|a couple of)"
@@ -90,98 +88,6 @@ class RequestAnalysis:
 def _num(word: str) -> int:
     return int(word) if word.isdigit() else NUMBERS.get(word, 0)
 
-
-def _clause_roles(norm: str) -> list[Role]:
-    """"a research analyst gathers news": an article, up to two modifiers, a role noun."""
-    out = []
-    for m in _ARTICLE.finditer(norm):
-        if _DESCRIBES.search(norm, max(0, m.start() - 30), m.end()):
-            continue
-        stop = _PUNCT.search(norm, m.end(), m.end() + 60)
-        words = [(w.start(), w.group(0))
-                 for w in _WORDS.finditer(norm, m.end(), stop.start() if stop else m.end() + 60)]
-        for i, (_, noun) in enumerate(words[:3]):
-            if not is_role_word(noun) or (i == 0 and noun in BARE):
-                continue
-            nxt = words[i + 1][1] if i + 1 < len(words) else ""
-            gap = i + 1 == len(words)  # punctuation or the end follows the noun
-            known = noun in ROLE_WORDS or noun.rstrip("s") in ROLE_WORDS
-            follows = bool(gap) or nxt in _FOLLOWERS or (nxt.endswith("s") and len(nxt) > 3)
-            mods = [w for _, w in words[:i]]
-            if any(is_filler(w) for w in mods):
-                break
-            if not (known or follows):
-                continue
-            title = " ".join([*(w for w in mods if w not in ADJECTIVES), noun])
-            rest = norm[words[i][0] + len(noun):]
-            duty = first_clause(rest).strip(" ,")
-            duty = re.sub(r"^(?:who|that|which|is to|to|will|should|must)\s+", "", duty)[:200]
-            out.append(Role(slug(title_words(title)), title, duty, "clause", m.start()))
-            break
-    return out
-
-
-def first_clause(rest: str) -> str:
-    """The clause `rest` opens with, never cut inside parentheses.
-
-    "over three workers (an order lookup agent, a refunds agent). It ..." keeps its
-    parenthesis whole; a parenthesis left open is dropped, and so is the end of one the
-    clause started in ("a billing agent). The ...").
-    """
-    depth, last, end = 0, 0, len(rest)
-    for m in _CLAUSE_SPLIT.finditer(rest):
-        depth += rest.count("(", last, m.start()) - rest.count(")", last, m.start())
-        last = m.start()
-        if depth <= 0:
-            end = m.start()
-            break
-    return _balanced(rest[:end])
-
-
-def _balanced(clause: str) -> str:
-    depth = 0
-    for i, ch in enumerate(clause):
-        depth += (ch == "(") - (ch == ")")
-        if depth < 0:
-            return clause[:i].rstrip()
-    return clause if depth == 0 else clause[:clause.rfind("(")].rstrip()
-
-
-_ARTICLE = re.compile(r"\b(?:a|an|the|one|each|another)\s+")
-_WORDS = re.compile(r"[a-z][a-z-]*")
-_PUNCT = re.compile(r"[,.;:!?()\n]")
-
-
-def _agent_noun_roles(norm: str) -> list[Role]:
-    out = []
-    for m in _AGENT_NOUN.finditer(norm):
-        words = [w for w in m.group(1).split() if w not in ADJECTIVES]
-        while words and is_filler(words[0]):
-            words = words[1:]
-        pair = _pair(words)
-        if pair:  # "a sales or refunds agent": two agents
-            out += [Role(w, f"{w} {m.group(2)}", "", "agent_noun", m.start() + k)
-                    for k, w in enumerate(pair)]
-            continue
-        if not words or any(is_filler(w) for w in words) or words[-1] in NOT_ROLES:
-            continue
-        rest = norm[m.end():]
-        duty = first_clause(rest).strip(" ,:")
-        duty = re.sub(r"^(?:who|that|which|to|will|should|must)\s+", "", duty)[:200]
-        title = " ".join([*words, m.group(2)])
-        out.append(Role(slug(title_words(title)), title, duty, "agent_noun", m.start()))
-    return out
-
-
-def _pair(words: list[str]) -> tuple[str, str] | None:
-    """("sales", "refunds") of "sales or refunds", else None."""
-    if len(words) == 3 and words[1] in ("or", "and") and not {words[0], words[2]} & (
-            NOT_ROLES | _FILLER_WORDS):
-        return words[0], words[2]
-    return None
-
-
-_FILLER_WORDS = frozenset("a an the one this that these those".split())
 
 
 @cache
@@ -244,7 +150,7 @@ def _merge(groups: list[list[Role]]) -> tuple[Role, ...]:
         # Two items of one list are two roles ("support", "technical_support"); a name
         # written again elsewhere, or inside a longer one, is the same role.
         twin = next((k for k, r in seen.items() if k == role.name or (
-            _same(k, role.name) and not (r.source == role.source == "header"))), None)
+            _same(k, role.name) and not (r.source == role.source in ("header", "list")))), None)
         if twin is None:
             seen[role.name] = role
         elif not seen[twin].duty and role.duty:
@@ -287,21 +193,12 @@ def _numbered(lines: list[str]) -> tuple[str, ...]:
     return tuple(items)
 
 
-_ONE = re.compile(r"\bone (?:agent|of them|bot)\b([^.;!?]*)")
-
-
-def _one_another(norm: str) -> int:
-    """Agents enumerated in one sentence: "one agent checks ..., another finds ..., and one ..."."""
-    m = _ONE.search(norm)
-    if m is None:
-        return 0
-    rest = m.group(1)
-    return 1 + len(re.findall(r"\banother\b", rest)) + len(re.findall(r"(?:,|\band) one\b",
-                                                                       rest))
-
-
 _TO_SERIES = re.compile(r"\bto (?:[a-z]+ly )?([a-z]{3,}), ([a-z]{3,}),? (?:and|then) ([a-z]{3,})"
                         r"\b([^.,;!?\n]{0,60})")
+_THAT_SERIES = re.compile(r"\b(?:agents|pipeline|workflow|crew|team)\b[^.;:\n]{0,40}?"
+                          r"\b(?:that|which|who)\s+([a-z]{3,}(?<!s)s\b[^,;.!?\n]{0,60}),\s+"
+                          r"([a-z]{3,}(?<!s)s\b[^,;.!?\n]{0,60}),?\s+(?:and|then)\s+"
+                          r"([a-z]{3,}(?<!s)s\b[^,;.!?\n]{0,60})")
 _CLAUSE_VERB = re.compile(r"^(?:and\s+)?([a-z]{3,}(?:ies|es|s))\s")
 
 
@@ -315,6 +212,9 @@ def _series(norm: str) -> tuple[str, ...]:
     if m:
         obj = m.group(4).strip()
         return tuple(f"{v} {obj}".strip() for v in m.groups()[:3])
+    m = _THAT_SERIES.search(norm)  # "agents that extract data, validate it, and store it"
+    if m:
+        return tuple(c.strip() for c in m.groups())
     for sentence in re.split(r"(?<=[.!?])\s+|\n", norm):
         clauses = [c.strip(" .") for c in sentence.split(",")]
         if 3 <= len(clauses) <= 6 and all(
@@ -329,7 +229,7 @@ def _counts(norm: str) -> tuple[dict[str, int], dict[str, int]]:
         n = _num(num)
         if 1 <= n <= 12 and noun not in ("times",):
             counts.setdefault(noun, n)
-    if "agents" not in counts and (n := _one_another(norm)) >= 3:
+    if "agents" not in counts and (n := one_another(norm)) >= 3:
         counts["agents"] = n
     caps = {noun: _num(num) for num, noun in _CAP.findall(norm) if 1 <= _num(num) <= 20}
     for num in _TIMES.findall(norm):
@@ -383,6 +283,35 @@ def _distinct(cues: list[Cue]) -> tuple[Cue, ...]:
     return tuple(seen.values())
 
 
+_FENCE = re.compile(r"^\s*(```|~~~).*?(?:^\s*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
+_SETUP = re.compile(r"^(#{1,6})\s*(?:\d+[.)]?\s*)?(?:[^\w\n]+\s*)?(?:installation|install|setup|"
+                    r"set up|getting started|quick ?start|usage|how to (?:run|use|install)|running|"
+                    r"requirements|prerequisites|dependencies|configuration|environment|"
+                    r"license|licence|contributing|contributors|acknowledg\w*|citation|faq|"
+                    r"troubleshooting|development|tests?|testing|deployment|project structure|"
+                    r"file structure|directory structure|screenshots?|demo|roadmap|changelog)"
+                    r"\b[^\n]*$", re.IGNORECASE | re.MULTILINE)
+
+
+def without_setup(raw: str) -> str:
+    """The request without code blocks and its setup sections (installation, usage, licence).
+
+    "First, clone the repository, then install" or "run the pipeline with python main.py"
+    describe how to run the project, not how its agents work together.
+    """
+    text = _FENCE.sub("\n", raw)
+    out, skip = [], 0
+    for line in text.split("\n"):
+        heading = re.match(r"^(#{1,6})\s", line)
+        if heading and skip and len(heading.group(1)) <= skip:
+            skip = 0
+        if not skip and heading and _SETUP.match(line):
+            skip = len(heading.group(1))
+        if not skip:
+            out.append(line)
+    return "\n".join(out)
+
+
 def analyse(raw: str) -> RequestAnalysis:
     """Analyse a request (already checked by the security policy)."""
     text = Text.of(raw[:20_000])
@@ -399,10 +328,17 @@ def analyse(raw: str) -> RequestAnalysis:
     headers = header_roles(lines, offsets, lang)
     # A list of roles is the strongest evidence; prose around it mostly describes the system.
     prose = [] if len(headers) >= 2 else [
-        _native(_clause_roles(split), lang), _native(_agent_noun_roles(split), lang),
-        lex_roles, enumerated_roles(text, lang)]
-    roles = _merge([headers, chain_roles(lines, offsets, lang), bold_roles(split, lang), *prose])
-    masked = mask_roles(norm, roles)
+        _native(clause_roles(split), lang), _native(agent_noun_roles(split), lang),
+        lex_roles, enumerated_roles(text, lang),
+        english_enumerated_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else [],
+        inline_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else [],
+        ordinal_roles(split) if lang == "en" else []]
+    roles = _merge([headers, chain_roles(lines, offsets, lang), bold_roles(split, lang),
+                    code_roles(split), *prose])
+    bare = without_setup(raw[:20_000])
+    if bare != raw[:20_000]:  # cues only from what the agents do, not how to run the project
+        lex_cues = _lexicon_roles(Text.of(bare))[1]
+    masked = mask_roles(normalize(bare) if bare != raw[:20_000] else norm, roles)
     counts, caps = _counts(norm)
     sentences = tuple(s.strip() for s in re.split(r"(?<=[.!?。！？])\s*|\n", lined) if s.strip())
     cues = _distinct(_cues(masked) + lex_cues)

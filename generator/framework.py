@@ -10,7 +10,8 @@ from a4a.generator.intent import IntentSpec
 from a4a.generator.meta import PatternChoice
 from a4a.generator.plan import AgentPlan, Area, Topology, archetype_of
 from a4a.generator.relevance import bm25
-from a4a.generator.shapes import SHAPES, ShapeInput, _e
+from a4a.generator.shape_input import ShapeInput, _e
+from a4a.generator.shapes import SHAPES
 from a4a.generator.tools import gloss, kept_ops, main_language, plan_tools
 from a4a.runtime import knowledge
 from a4a.runtime.ir.spec import PatternNode
@@ -177,10 +178,11 @@ def add_review_loop(topo: Topology, intent: IntentSpec) -> None:
         judge = named[-1].name
         before = [e.source for e in topo.edges if e.target == judge and e.kind == "sequence"]
         back = before[0] if before else topo.entry
-        if back != judge and not any(e.source == judge and e.kind == "loop"
-                                     for e in topo.edges):
+        loops = any(e.source == judge and e.kind == "loop" for e in topo.edges)
+        if back != judge and not loops:
             topo.edges.append(_e(judge, back, "loop", max_iterations=3,
                                  condition=f"{judge} approves the result"))
+        if back != judge:  # the named reviewer sends work back already: no second reviewer
             _add_child(topo, "evaluator_optimizer", [])
             return
     ends = _ends(topo) or [topo.entry]

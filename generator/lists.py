@@ -11,6 +11,7 @@ import re
 
 from a4a.generator.naming import read_title
 from a4a.generator.rolewords import (
+    BARE,
     PLACEHOLDER,
     PLURAL,
     ROLE_WORDS,
@@ -38,14 +39,89 @@ def header_roles(lines: list[str], offset: list[int], lang: str) -> list[Role]:
     "| Title | ... | duty |".
     """
     out = []
-    for i, line in enumerate(lines):
-        found = _line_role(line, lang)
-        if found is None:
+    found = [_line_role(line, lang) for line in lines]
+    for i in _siblings(lines, found):
+        found[i] = _sibling_role(lines[i])
+    for i, hit in enumerate(found):
+        if hit is None:
             continue
-        name, title, duty = found
+        name, title, duty = hit
         duty = duty or _duty_below(lines, i, lang)
         out.append(Role(name, title, _first_sentence(duty), "header", offset[i]))
     return out
+
+
+def _key(line: str) -> str:
+    """The form of a list item or heading ("###", "-**", "N.**:d"), "" for other lines.
+
+    An item's form says whether a separator and a duty follow its title ("-**:d").
+    """
+    m = re.match(r"\s*(#{1,6}|[-*•]|\d{1,2}[.)])\s*(\*\*|__)?", line)
+    if m is None or (m.group(1) == "*" and line.lstrip().startswith("**")):
+        return ""
+    key = re.sub(r"\d+", "N", m.group(1)) + (m.group(2) or "")
+    if key.startswith("#"):
+        return key
+    rest = line[m.end():]
+    sep = re.search(r"[:：]|\s[-–—]\s", rest)
+    return key + (":" if sep else "") + ("d" if sep and rest[sep.end():].strip(" *_") else "")
+
+
+def _siblings(lines: list[str], found: list[tuple[str, str, str] | None]) -> list[int]:
+    """Items of a list (or headings of one level) between roles, twice as many as they.
+
+    "### Food Inventory" between "### Recipe Suggester" and "### Grocery List Builder" is a
+    member of the same team.
+    """
+    groups: dict[tuple[str, int], list[int]] = {}
+    runs = [0] * 7  # per heading level: a higher heading starts a new run of lower ones
+    bullets = 0
+    for i, line in enumerate(lines):
+        key = _key(line)
+        if key.startswith("#"):
+            level = len(key.rstrip("*_"))
+            runs[level + 1:] = [r + 1 for r in runs[level + 1:]]
+            groups.setdefault((key, runs[level]), []).append(i)
+        elif key:
+            if i == 0 or _key(lines[i - 1]) != key:
+                bullets += 1  # a list starts here (its items are consecutive lines)
+            groups.setdefault((key, bullets), []).append(i)
+    out = []
+    for items in groups.values():
+        roles = [i for i in items if found[i] is not None]
+        # Only an item between two roles is one ("## Installation" after them is not); a list
+        # item also needs a duty that reads like theirs ("Tracks ingredients").
+        between = [i for i in items if roles and roles[0] < i < roles[-1] and found[i] is None]
+        if len(roles) >= 2 and 2 * len(between) <= len(roles):
+            heading = _key(lines[items[0]]).startswith("#")
+            out += [i for i in between if heading or _does(lines[i])]
+    return out
+
+
+_DUTY_VERB = re.compile(r"(?:[:：]|\s[-–—]\s)\s*(?:\*\*|__)?\s*[a-z]{3,}(?<!s)s\b")
+
+
+def _does(line: str) -> bool:
+    """Whether a list item's duty opens with a verb in the third person ("Generates ...")."""
+    return bool(_DUTY_VERB.search(line.lower()))
+
+
+_SIBLING = re.compile(r"^(?:\*\*|__)?(?P<title>[^*_:：\n()]{2,40}?)(?:\*\*|__)?\s*"
+                      r"(?:[:：]|\s[-–—]\s|$)\s*(?P<duty>.*)$")
+
+
+def _sibling_role(line: str) -> tuple[str, str, str] | None:
+    """(name, title, duty) of a list item or heading whose siblings name roles."""
+    body = line[m.end():] if (m := _MARKS.match(line)) else line
+    hit = _SIBLING.match(body.strip())
+    if hit is None:
+        return None
+    title = hit.group("title").strip(" *_-")
+    words = title_words(title)
+    # One word is too little to tell a member from a step ("**Loop**", "### Installation").
+    if not 2 <= len(words) <= 4 or any(is_filler(w) for w in words):
+        return None
+    return slug(words), title, hit.group("duty").strip(" *_")
 
 
 def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
@@ -80,6 +156,7 @@ def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
     title = title.strip(" *_-:：")
     title = title[m.end():] if (m := _MARKS.match(title)) else title  # "**1. Agente X**"
     title = _ARTICLE.sub("", title)  # "The Best Financial Analyst"
+    title = _PERSONA.sub("", title)  # "UX Designer (Alice)": the role, not the persona's name
     name = _title_name(title, lang)
     if not name and (gloss := _GLOSS.match(title)):  # "Trader Agent 综合": title, then a gloss
         title = gloss.group(1)
@@ -88,6 +165,7 @@ def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
 
 
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+(?=\S+\s)", re.IGNORECASE)
+_PERSONA = re.compile(r"\s*[(（][^()（）]{1,30}[)）]\s*$")
 # A Latin title followed by a short gloss in Chinese or Japanese.
 _GLOSS = re.compile(r"^([A-Za-z][A-Za-z -]{2,40}?)\s+([\u3040-\u30ff\u3400-\u9fff][^:：]{0,20})$")
 
@@ -97,9 +175,11 @@ def _title_name(title: str, lang: str) -> str:
     if len(title) > 60 or len(title.split()) > 6:
         return ""
     words = re.findall(r"[a-z][a-z0-9-]*", title.lower())
+    # "IT Setup Coordinator": a title opening with "it" and no other function word.
+    acronym = len(words) >= 3 and words[0] == "it"
     english = (title.isascii() and 1 <= len(words) <= 5 and is_role_word(words[-1])
                and words[-1] not in PLURAL and not _things(words[-1])
-               and not any(is_filler(w) and w != "of" for w in words))
+               and not any(is_filler(w) and w != "of" for w in words[acronym:]))
     if lang == "en":
         return slug(title_words(title)) if english else ""
     reading = read_title(title)
@@ -185,6 +265,135 @@ def bold_roles(split: str, lang: str) -> list[Role]:
         if reading.agent and reading.words:
             out.append(Role(reading.name, m.group(1).strip(), "", "bold", m.start()))
     return out
+
+
+# English: a list in parentheses or after a colon that follows a word for agents.
+_EN_GROUP = re.compile(r"\b(?:agents|sub-?agents|personas|bots|assistants|roles|members|crew)\b"
+                       r"[^.;:()\n]{0,40}?(?:[(]\s*(?P<p>[^()\n]{3,120})[)]"
+                       r"|:\s*(?P<c>[^.!?;:\n]{3,160})"
+                       r"|,\s*(?P<a>(?:an?|the)\s[^.;:()\n]{3,120}?)(?=,|\.|;|$|\s(?:that|who|which)\b))",
+                       re.IGNORECASE | re.MULTILINE)
+_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_EN_SPLIT = re.compile(r"\s*(?:,|\+|&|/|\s(?:and|or)\s)\s*(?:and\s+|or\s+)?")
+_ARTICLE_ITEM = re.compile(r"^(?:an?|the)\s+(?=\S)", re.IGNORECASE)
+_EXAMPLE = re.compile(r"^(?:e\.g\.|i\.e\.|such as|like|namely|including)\s*", re.IGNORECASE)
+
+
+def english_enumerated_roles(raw: str) -> list[Role]:
+    """"Two agents (Scientist and Philosopher)", "Sub-agents: Collector + Analyst".
+
+    Every item is a capitalised name or a role noun of one to three words; "agents (LLM-based,
+    tool-using)" names none.
+    """
+    out = []
+    for m in _EN_GROUP.finditer(raw):
+        body = _EXAMPLE.sub("", (m.group("p") or m.group("c") or m.group("a")).strip())
+        items = [i.strip(" *_`") for i in _EN_SPLIT.split(body)]
+        if m.group("p") and _counts_items(raw[max(0, m.start() - 30):m.start() + len(
+                m.group(0)) - len(m.group("p")) - 1], len(items)):
+            # "3 worker agents (search, code, math)": the count says each item is an agent
+            if all(_named_item(i) or re.fullmatch(r"[a-z][a-z-]*(?: [a-z][a-z-]*)?", i)
+                   for i in items):
+                out += [Role(slug(title_words(i)), i.lower(), "", "list", m.start() + k)
+                        for k, i in enumerate(items)]
+            continue
+        # "personas (a skeptic, an optimist and a realist)": an article marks each a member.
+        if len(items) >= 2 and all(_ARTICLE_ITEM.match(i) for i in items):
+            items = [_ARTICLE_ITEM.sub("", i) for i in items]
+            if all(re.fullmatch(r"[a-z][a-z-]*(?: [a-z][a-z-]*)?", i.lower()) for i in items):
+                out += [Role(slug(title_words(i)), i.lower(), "", "list", m.start() + k)
+                        for k, i in enumerate(items)]
+            continue
+        if not 2 <= len(items) <= 8 or not all(_named_item(i) for i in items):
+            continue
+        lead = _LEAD_BEFORE.search(raw, max(0, m.start() - 30), m.start())
+        if lead and is_role_word(lead.group(1)) and lead.group(1).lower() not in BARE:
+            items.insert(0, lead.group(1))  # "Supervisor + Sub-agents: Collector + Analyst"
+        out += [Role(slug(title_words(i)), i.lower(), "", "list", m.start() + k)
+                for k, i in enumerate(items)]
+    return out
+
+
+_LEAD_BEFORE = re.compile(r"\b([A-Za-z][a-z-]+)\s*(?:\+|&|\band\b|\bwith\b)\s*$")
+
+
+_WORD_RUN = r"[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2}"
+# "Researcher, Writer, and Editor agents": names in series before a plural word for agents.
+_SERIES_AGENTS = re.compile(rf"((?:{_WORD_RUN},\s+)+{_WORD_RUN},?\s+(?:and|or|&)\s+{_WORD_RUN})"
+                            r"\s+(?:agents|bots|assistants)\b")
+# "Agent 1: Researcher - gathers sources", "Agent B (Critic) critiques it".
+_NUMBERED_AGENT = re.compile(r"\bAgent\s+(?:\d{1,2}|[A-Z])\b\s*(?:[:(–—-]\s*)(?:[Tt]he\s+)?"
+                             r"([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})\s*\)?\s*[:–—-]?\s*"
+                             r"([^.;\n]{0,160}?)(?=[.;\n]|,?\s+(?:and\s+)?Agent\s+(?:\d|[A-Z])\b|$)")
+# "Planner (breaks down tasks), Coder (writes code)": titles with their duty in parentheses.
+_TITLE_DUTY = re.compile(r"\b([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})\s*\(([^()\n]{3,100})\)")
+
+
+# "agents for orders, returns and billing": one agent per area of work.
+_AGENTS_FOR = re.compile(r"\bagents (?:for|handling|covering|responsible for) "
+                         r"((?:[a-z][a-z-]*, )+[a-z][a-z-]*,? (?:and|or) [a-z][a-z-]*)\b")
+
+
+def inline_roles(raw: str) -> list[Role]:
+    """Roles written inline in English prose.
+
+    Names in series before "agents", numbered agents with a title, and two or more "Title
+    (duty)" in one sentence.
+    """
+    out = []
+    for m in _SERIES_AGENTS.finditer(raw):
+        items = [i.strip() for i in _EN_SPLIT.split(m.group(1))]
+        items[0] = " ".join(_trailing_name(items[0].split()))
+        if len(items) >= 3 and all(_named_item(i) for i in items):
+            out += [Role(slug(title_words(i)), i.lower(), "", "list", m.start() + k)
+                    for k, i in enumerate(items)]
+    for m in _AGENTS_FOR.finditer(raw):
+        items = [i.strip() for i in _EN_SPLIT.split(m.group(1))]
+        if all(i and not is_filler(i) for i in items):
+            out += [Role(slug([i]), f"{i} agent", "", "list", m.start() + k)
+                    for k, i in enumerate(items)]
+    for m in _NUMBERED_AGENT.finditer(raw):
+        title = m.group(1)
+        if _named_item(title):
+            out.append(Role(slug(title_words(title)), title.lower(),
+                            m.group(2).strip(" ,").lower(), "list", m.start()))
+    for sentence in re.finditer(r"[^.!?\n]+", raw):
+        hits = [h for h in _TITLE_DUTY.finditer(sentence.group(0))
+                if is_role_word(h.group(1).split()[-1]) and not h.group(2)[:1].isupper()]
+        if len(hits) >= 2:
+            out += [Role(slug(title_words(h.group(1))), h.group(1).lower(), h.group(2).lower(),
+                         "list", sentence.start() + h.start()) for h in hits]
+    return out
+
+
+def _trailing_name(words: list[str]) -> list[str]:
+    """The words that end a run and name someone: "We have Researcher" is "Researcher"."""
+    kept: list[str] = []
+    for w in reversed(words):
+        if not (w[:1].isupper() or is_role_word(w.lower())) or is_filler(w.lower()):
+            break
+        kept.insert(0, w)
+    return kept
+
+
+def _counts_items(before: str, n: int) -> bool:
+    """Whether the words before a list count exactly its `n` items ("3 worker agents")."""
+    m = re.search(r"\b(\d|two|three|four|five|six|seven|eight)\b(?:\s+[\w-]+){1,3}\s*[(]?\s*$",
+                  before, re.IGNORECASE)
+    if m is None:
+        return False
+    word = m.group(1).lower()
+    return (int(word) if word.isdigit() else _NUMBER_WORDS[word]) == n
+
+
+def _named_item(item: str) -> bool:
+    words = item.split()
+    if not 1 <= len(words) <= 3 or not item.isascii() or not re.fullmatch(r"[A-Za-z][\w -]*", item):
+        return False
+    lowered = [w.lower() for w in words]
+    if any(is_filler(w) for w in lowered) or re.search(r"-(?:based|powered|driven)$", lowered[-1]):
+        return False
+    return item[0].isupper() or is_role_word(lowered[-1])
 
 
 def enumerated_roles(text: Text, lang: str) -> list[Role]:

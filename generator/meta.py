@@ -14,7 +14,7 @@ from typing import Protocol
 
 from a4a.generator.intent import IntentSpec
 from a4a.generator.plan import archetype_of
-from a4a.generator.shapes import LEADS
+from a4a.generator.shape_input import LEADS, counted_role
 from a4a.runtime import knowledge
 
 # Patterns that wrap another one rather than shape the whole team.
@@ -124,6 +124,10 @@ def _fallback(intent: IntentSpec, modifiers: tuple[str, ...], scores: dict[str, 
     if len(series) >= 3 and not intent.named_agents:
         return PatternChoice("prompt_chaining", modifiers,
                              f"the request lists {len(series)} pieces of work in series", scores)
+    counted = counted_role(intent)
+    if counted and len(intent.named_agents) < 2:  # "five reviewers": workers side by side
+        return PatternChoice("parallel_sectioning", modifiers, f"the request asks for "
+                             f"{counted[1]} {counted[0]}s working side by side", scores)
     weak = sorted((c for c in intent.weak_cues if c not in MODIFIERS),
                   key=lambda c: (-scores.get(c, 0.4), pats[c]["priority"], c))
     if weak:

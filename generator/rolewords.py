@@ -1,8 +1,9 @@
 """The words of roles: which nouns name an agent, and the ASCII names made of them.
 
-Shared by the request analysis (generator/analysis.py) and the list readers
-(generator/lists.py); English prose is read by these open rules, other languages by the
-tables of templates/lang/<code>/analysis.yaml (generator/naming.py).
+Shared by the request analysis (generator/analysis.py), the prose readers
+(generator/prose.py) and the list readers (generator/lists.py); English prose is read by
+these open rules, other languages by the tables of templates/lang/<code>/analysis.yaml
+(generator/naming.py).
 """
 
 from __future__ import annotations

@@ -8,118 +8,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import pairwise
 
-from a4a.generator.intent import IntentSpec
-from a4a.generator.plan import AgentPlan, Area, Topology
-from a4a.generator.rolewords import is_role_word
-from a4a.runtime.ir.spec import EdgeSpec, PatternNode
-
-MAX_AGENTS = 34
-MAX_TEAM = 8
-TEAM_MEMBERS = 3  # specialists under one team lead of a hierarchy
-# Count nouns that name members of the team whatever their job ("three agents").
-_WORKER_NOUNS = frozenset("agents members workers assistants bots experts specialists "
-                          "participants personas".split())
-
-
-@dataclass(frozen=True)
-class ShapeInput:
-    """What a shape builder needs.
-
-    The intent, the areas of work (most relevant first), the roles or agents the request
-    names, and how many areas the request itself touches.
-    """
-
-    intent: IntentSpec
-    areas: tuple[Area, ...]
-    roles: tuple[AgentPlan, ...] = ()
-    hits: int = 0
-
-    def count(self, *nouns: str, default: int, lo: int = 2, hi: int = 7) -> int:
-        """A count the request asked for ("three reviewers"), else the default."""
-        for noun, n in self.intent.counts.items():
-            if any(noun.startswith(x) for x in nouns):
-                return max(lo, min(hi, n))
-        return default
-
-    def stated(self, times: bool = False) -> int | None:
-        """The number of workers the request states ("6 review agents", "3 members").
-
-        With `times`, a repeat count ("run it three times in parallel") is one too.
-        """
-        caps = self.intent.analysis.caps if self.intent.analysis else {}
-        if times and "times" in caps:
-            return max(2, min(MAX_TEAM, caps["times"]))
-        stated = {**(self.intent.analysis.counts if self.intent.analysis else {}),
-                  **self.intent.counts}
-        for noun, n in stated.items():
-            if noun in _WORKER_NOUNS or is_role_word(noun.removesuffix("s")):
-                return max(1, min(MAX_TEAM, n))
-        return None
-
-    def team(self, suffix: str = "specialist", hi: int = 4, times: bool = False
-             ) -> list[AgentPlan]:
-        """The workers: the roles the request names, then specialists for uncovered areas.
-
-        A worker count the request states sets the team's size, padded with generic workers
-        where the areas run out.
-        """
-        if self.intent.named_agents:
-            return list(self.roles[:8])
-        stated = self.stated(times)
-        size = max(2, min(hi, len(self.roles) + self.hits)) if self.roles or self.hits else 3
-        size = stated or size
-        covered = {a for r in self.roles for a in r.areas}
-        rest = tuple(a for a in self.areas if a not in covered)
-        team = (list(self.roles[:size]) + _specialists(rest, suffix))[:size]
-        if not team and stated is None:  # out of domain: generic workers that share the task
-            size = self.count("worker", "agent", "part", default=3, hi=hi)
-        team += [AgentPlan(f"{suffix}_{i + 1}", "specialist", f"part {i + 1} of the task")
-                 for i in range(len(team), size)]
-        return team
-
-
-    @property
-    def named(self) -> list[AgentPlan]:
-        """The roles the request names (two or more), in the stated order."""
-        return list(self.roles) if self.intent.named_agents and len(self.roles) >= 2 else []
-
-    def take(self, *archetypes: str, last: bool = False) -> tuple[AgentPlan | None,
-                                                                   list[AgentPlan]]:
-        """A named role of one of `archetypes` (the first, or the last) and the others."""
-        named = self.named
-        hits = [r for r in named if r.archetype in archetypes]
-        if not hits or len(named) < 2:
-            return None, named
-        pick = hits[-1] if last else hits[0]
-        return pick, [r for r in named if r is not pick]
-
-
-def _as(plan: AgentPlan, archetype: str) -> AgentPlan:
-    """A named role put in a structural slot: its name and duty, the slot's archetype."""
-    return replace(plan, archetype=archetype, areas=() if archetype in _NO_AREAS else plan.areas)
-
-
-_NO_AREAS = ("coordinator", "router", "synthesizer", "judge")
-
-
-def _e(source: str, target: str, kind: str, **kw: object) -> EdgeSpec:
-    return EdgeSpec.model_validate({"source": source, "target": target, "kind": kind, **kw})
-
-
-def _specialists(areas: tuple[Area, ...], suffix: str = "specialist") -> list[AgentPlan]:
-    names = [a.resource for a in areas]
-    def name(a: Area) -> str:
-        stem = f"{a.domain}_{a.resource}" if names.count(a.resource) > 1 else a.resource
-        return f"{stem}_{suffix}"
-
-    return [AgentPlan(name(a), "specialist", f"{a.label} work", (a,)) for a in areas]
-
-
-def _node(pattern: str, agents: list[AgentPlan]) -> PatternNode:
-    return PatternNode(pattern=pattern, agents=[a.name for a in agents])
+from a4a.generator.plan import AgentPlan, Area, Topology, archetype_of
+from a4a.generator.rolewords import ADJECTIVES, is_filler
+from a4a.generator.shape_input import (
+    LEADS,
+    MAX_AGENTS,
+    MAX_TEAM,
+    MERGES,
+    TEAM_MEMBERS,
+    ShapeInput,
+    _as,
+    _e,
+    _lone_lead,
+    _node,
+    _specialists,
+    counted_role,
+)
+from a4a.runtime.ir.spec import PatternNode
 
 
 def single_agent(x: ShapeInput) -> Topology:
@@ -152,8 +60,9 @@ def prompt_chaining(x: ShapeInput) -> Topology:
 def routing(x: ShapeInput) -> Topology:
     """Router -route-> one specialist per area; a generalist is the default."""
     named, rest = x.take("router")
-    if named is None and x.named and _DIRECTS.search(x.named[0].duty):
-        named, rest = x.named[0], x.named[1:]  # "handles the user and directs them to ..."
+    if named is None:  # "handles the user and directs them to ...", "routes the question"
+        named = next((r for r in x.named if _DIRECTS.search(r.duty)), None)
+        rest = [r for r in x.named if r is not named]
     router = _as(named, "router") if named else AgentPlan(
         "router", "router", "sending each request to the right specialist", (), 4)
     if x.named and (len(rest) >= 2 or (named is not None and rest)):
@@ -201,8 +110,27 @@ def parallel_sectioning(x: ShapeInput) -> Topology:
     if len(workers) < 2:
         workers = [*workers, AgentPlan("research_worker", "researcher", "background facts",
                                        x.areas[:2], 8, False)]
-    return _fan(split, workers, AgentPlan("aggregator", "synthesizer",
-                                          "merging the parts into one answer", (), 4))
+    return _fan(split, workers, _merger(x) or AgentPlan(
+        "aggregator", "synthesizer", "merging the parts into one answer", (), 4))
+
+
+
+def _merger(x: ShapeInput, kinds: tuple[str, ...] = ("synthesizer", "judge")
+            ) -> AgentPlan | None:
+    """The one role the request names when it merges or judges the others' work.
+
+    "Three researchers ... and a writer merges their findings", "let a judge pick the best".
+    """
+    roles = x.intent.analysis.roles if x.intent.analysis else ()
+    if x.named or len(roles) != 1:
+        return None
+    role = roles[0]
+    kind = archetype_of(role.name)
+    if kind not in kinds and not MERGES.search(role.duty) and not (
+            counted_role(x.intent) and kind in ("writer", "reviewer")):
+        return None
+    return AgentPlan(role.name, "synthesizer", role.duty or "merging the parts", (), 4,
+                     duty=role.duty)
 
 
 def _fan(split: AgentPlan, workers: list[AgentPlan], agg: AgentPlan) -> Topology:
@@ -229,8 +157,9 @@ def voting(x: ShapeInput) -> Topology:
 def orchestrator_workers(x: ShapeInput) -> Topology:
     """Orchestrator with one worker per area, called as tools."""
     named, rest = _lead(x)
-    lead = replace(_as(named, "coordinator"), max_iterations=12) if named else AgentPlan(
-        "orchestrator", "coordinator", "decomposing, delegating and synthesizing", (), 12)
+    lead = replace(_as(named, "coordinator"), max_iterations=12) if named else _lone_lead(x) or (
+        AgentPlan("orchestrator", "coordinator", "decomposing, delegating and synthesizing", (),
+                  12))
     workers = rest if x.named else x.team()
     if len(workers) < 2:
         workers.append(AgentPlan("researcher", "researcher", "looking things up", x.areas[:2], 8,
@@ -239,8 +168,6 @@ def orchestrator_workers(x: ShapeInput) -> Topology:
     agents = [lead, *workers]
     return Topology(lead.name, agents, edges, _node("orchestrator_workers", agents))
 
-
-LEADS = re.compile(r"\b(?:coordinat|orchestrat|delegat|oversee|supervis)\w*")
 
 
 def _lead(x: ShapeInput) -> tuple[AgentPlan | None, list[AgentPlan]]:
@@ -271,10 +198,18 @@ def supervisor(x: ShapeInput) -> Topology:
 
 
 def hierarchical_teams(x: ShapeInput) -> Topology:
-    """A lead over one team per domain; each team lead over its specialists (agents <= 34)."""
+    """A lead over one team per domain; each team lead over its specialists (agents <= 34).
+
+    Within one domain, the teams the request names ("a research team and a document writing
+    team") are the teams.
+    """
     top = AgentPlan("chief_coordinator", "coordinator", "running the whole organisation", (), 12)
     domains = list(dict.fromkeys(a.domain for a in x.areas))[:8]
-    if len(domains) < 2:  # one domain: a team per area, each with a researcher and an executor
+    if len(domains) < 2:  # one domain: a team per named team or per area
+        teams = named_teams(x.intent.text)
+        if len(teams) >= 2:
+            return _area_teams(x, top, [(t, f"{t.replace('_', ' ')} work", _areas_of(t, x.areas))
+                                        for t in teams])
         return _area_teams(x, top)
     agents, edges, children = [top], [], []
     # A team is a lead and a few specialists, not one member per resource type.
@@ -295,10 +230,35 @@ def hierarchical_teams(x: ShapeInput) -> Topology:
     return Topology(top.name, agents, edges, tree)
 
 
-def _area_teams(x: ShapeInput, top: AgentPlan) -> Topology:
+_TEAM = re.compile(r"\b(?:an?|the|one|each|its own)\s+((?:[a-z][a-z-]*\s+){1,3})team\b")
+_NOT_TEAM_WORDS = frozenset("agent agents ai multi-agent hierarchical whole small large virtual "
+                            "top-level top level entire same other own".split())
+
+
+def named_teams(text: str) -> list[str]:
+    """The teams a request names, as slugs ("a research team and a document writing team")."""
+    out: list[str] = []
+    for m in _TEAM.finditer(text.lower()):
+        words = [w for w in m.group(1).split() if w not in ADJECTIVES]
+        if words and not any(w in _NOT_TEAM_WORDS or is_filler(w) for w in words):
+            name = "_".join(words[-2:])
+            if name not in out:
+                out.append(name)
+    return out[:5]
+
+
+def _areas_of(team: str, areas: tuple[Area, ...]) -> tuple[Area, ...]:
+    """The areas whose resource or label shares a word with a team's name."""
+    words = set(team.split("_"))
+    return tuple(a for a in areas if words & set(f"{a.resource} {a.label}".replace("_", " ")
+                                                 .split()))[:2]
+
+
+def _area_teams(x: ShapeInput, top: AgentPlan,
+                named: list[tuple[str, str, tuple[Area, ...]]] | None = None) -> Topology:
     """One team per area; out of domain, two generic teams: a hierarchy is never one agent."""
     agents, edges, children = [top], [], []
-    teams: list[tuple[str, str, tuple[Area, ...]]] = [
+    teams: list[tuple[str, str, tuple[Area, ...]]] = named or [
         (a.resource, a.label, (a,)) for a in x.areas[:5]] or [
         (f"team_{i + 1}", f"part {i + 1} of the task", ()) for i in range(2)]
     for stem, label, mine in teams:
@@ -318,7 +278,10 @@ def _area_teams(x: ShapeInput, top: AgentPlan) -> Topology:
 def handoff(x: ShapeInput) -> Topology:
     """A front agent hands off to specialists, who hand back (capped) when done."""
     named = x.named
-    if named and named[0].archetype in ("router", "communicator", "coordinator"):
+    router, others = x.take("router")  # "handoffs between a triage agent, a sales agent ..."
+    if router is not None:
+        front, specs = replace(router, writes=False), others
+    elif named and named[0].archetype in ("router", "communicator", "coordinator"):
         front, specs = replace(named[0], writes=False), named[1:]
     else:
         front = AgentPlan("front_desk", "communicator", "talking with the user and handing off",
@@ -336,8 +299,9 @@ def debate(x: ShapeInput) -> Topology:
     n = x.count("debater", "side", "agent", "expert", "advocate", default=2, hi=5)
     rounds = x.count("round", default=3, lo=1, hi=6)
     named, rest = x.take("judge", "synthesizer", last=True)
-    judge = _as(named, "judge") if named else AgentPlan(
-        "judge", "judge", "deciding which position wins", (), 4)
+    lone = _merger(x, ("judge", "synthesizer", "coordinator"))  # "a moderator declares ..."
+    judge = _as(named, "judge") if named else replace(lone, archetype="judge") if lone else (
+        AgentPlan("judge", "judge", "deciding which position wins", (), 4))
     sides = debate_sides(x.intent.text, n)
     if len(rest) >= 2:
         deb = [replace(r, archetype="debater", writes=False, max_iterations=4) for r in rest[:5]]

@@ -84,3 +84,99 @@ def test_nested_chats_are_orchestration() -> None:
             "coding agent, and a safeguard agent.")
     assert "orchestrator_workers" in analyse(text).scores()
     assert "prompt_chaining" not in analyse(text).scores()
+
+
+def test_a_rejection_that_sends_the_work_back_is_a_review_loop() -> None:
+    text = "A writer drafts the post. If the editor rejects the draft, it goes back to the writer."
+    assert analyse(text).scores()["evaluator_optimizer"] == 2.0
+    spec = compile_request(text).spec
+    assert spec.pattern == "evaluator_optimizer"
+    assert [a.name for a in spec.agents] == ["writer_agent", "editor"]
+    assert any(e.kind == "loop" and e.source == "editor" for e in spec.edges)
+    assert "evaluator_optimizer" not in analyse(
+        "The agent goes back to the start page and reads the menu.").scores()
+
+
+def test_a_lead_that_spawns_subagents_is_the_orchestrator() -> None:
+    text = "The Lead Researcher spawns subagents in parallel to search for information."
+    a = analyse(text)
+    assert a.scores()["orchestrator_workers"] > a.scores()["parallel_sectioning"]
+    spec = compile_request(text).spec
+    assert spec.pattern == "orchestrator_workers" and spec.agents[0].name == "lead_researcher"
+
+
+def test_a_counted_role_noun_means_that_many_workers_side_by_side() -> None:
+    spec = compile_request("Have five reviewers score the essay, then combine their "
+                           "scores.").spec
+    assert spec.pattern == "parallel_sectioning"
+    assert [a.name for a in spec.agents if a.name.startswith("reviewer_")] == [
+        f"reviewer_{i}" for i in range(1, 6)]
+    spec = compile_request("Three researchers look into the topic and a writer merges their "
+                           "findings.").spec
+    assert [a.name for a in spec.agents] == ["splitter", "researcher_1", "researcher_2",
+                                             "researcher_3", "writer"]
+
+
+def test_the_one_named_judge_or_moderator_takes_the_judging_slot() -> None:
+    spec = compile_request("Three agents debate whether the company should adopt a four-day "
+                           "work week, and a moderator declares the winner.").spec
+    assert spec.pattern == "debate" and spec.agents[-1].name == "moderator"
+    assert len(spec.agents) == 4
+    spec = compile_request("Generate five candidate slogans in parallel and let a judge pick "
+                           "the best one.").spec
+    assert spec.pattern == "parallel_sectioning" and spec.agents[-1].name == "judge"
+    assert "aggregator" not in [a.name for a in spec.agents]
+
+
+def test_each_of_many_items_done_separately_then_combined_is_map_reduce() -> None:
+    text = "Summarize each of the 50 documents separately and then combine the summaries."
+    assert compile_request(text).spec.pattern == "map_reduce"
+
+
+def test_an_article_marks_each_item_of_a_persona_list_a_member() -> None:
+    roles = analyse("A group of personas (a skeptic, an optimist and a realist) discuss the "
+                    "product idea.").roles
+    assert [r.name for r in roles] == ["skeptic", "optimist", "realist"]
+
+
+def test_setup_sections_and_code_blocks_are_no_control_flow() -> None:
+    text = ("# Holiday Crew\n\nThe manager agent delegates work to the specialists.\n\n"
+            "## Agents\n- **City Selector**: Picks the best city\n"
+            "- **Local Expert**: Gathers insights about the city\n\n"
+            "## Installation\nFirst, clone the repository, then install it:\n"
+            "```bash\npip install -r requirements.txt\n```\n"
+            "## Usage\nRun the pipeline with `python main.py`.\n")
+    assert "prompt_chaining" not in analyse(text).scores()
+    assert _pattern(text) == "orchestrator_workers"
+    assert "prompt_chaining" in analyse(text.split("## Installation")[1]).scores()
+
+
+def test_a_pipeline_of_agents_that_do_three_things_has_a_stage_for_each() -> None:
+    spec = compile_request("Build a pipeline of agents that extracts data from invoices, "
+                           "validates it, and stores it in the database.").spec
+    assert spec.pattern == "prompt_chaining"
+    assert [a.name for a in spec.agents] == ["stage_1", "stage_2", "stage_3"]
+    assert _pattern("A tool that reads emails, drafts replies, and schedules meetings.") == (
+        "single_agent")
+
+
+def test_the_one_role_whose_duty_merges_is_the_merger_not_the_workers_name() -> None:
+    spec = compile_request("Multiple agents work in parallel on different sections of the "
+                           "report, then a lead editor merges them.").spec
+    names = [a.name for a in spec.agents]
+    assert names[-1] == "editor" and not any(n.startswith("editor_") for n in names)
+
+
+def test_a_hierarchy_is_built_from_the_teams_the_request_names() -> None:
+    spec = compile_request("We build a hierarchical team: a top-level supervisor manages a "
+                           "research team and a document writing team, each with its own "
+                           "supervisor.").spec
+    assert spec.pattern == "hierarchical_teams"
+    leads = [a.name for a in spec.agents if a.name.endswith("_lead")]
+    assert leads == ["research_lead", "document_writing_lead"]
+
+
+def test_the_triage_role_fronts_a_handoff_wherever_it_is_named() -> None:
+    spec = compile_request("Customer service agent with handoffs between a triage agent, a "
+                           "sales agent and a refund agent.").spec
+    assert spec.pattern == "handoff" and spec.agents[0].name == "triage"

@@ -163,3 +163,22 @@ def test_a_team_heading_is_no_role() -> None:
     assert not read_title("Analyst Team 并行分析").names_agent
     assert not read_title("Equipo de Investigadores").names_agent
     assert read_title("Trader Agent 综合").names_agent
+
+
+def test_japanese_role_suffixes_and_chinese_reviewer_nouns_name_roles() -> None:
+    from a4a.generator.analysis import analyse
+
+    names = [r.name for r in analyse("このシステムは3つのエージェントで構成されます：企画担当、"
+                                     "執筆担当、校正担当。").roles]
+    assert names == ["planner", "writer", "reviewer"]
+    assert [r.name for r in analyse("調査役、分析役、報告役が順番に作業します。").roles] == [
+        "researcher", "analyst", "reporter"]
+    assert "reviewer" in [r.name for r in analyse("写作者负责撰写，审稿人负责审核。").roles]
+
+
+def test_workers_are_never_named_after_the_planner_that_splits_their_work() -> None:
+    from a4a.generator.pipeline import compile_request
+
+    spec = compile_request("Ein Planer-Agent zerlegt die Aufgabe, dann führen drei "
+                           "Worker-Agenten die Teilaufgaben parallel aus.").spec
+    assert not any(a.name.startswith("planner_") for a in spec.agents)

@@ -1,0 +1,237 @@
+"""Roles English prose names: "a research analyst gathers news", "<noun> agent", code names.
+
+Also "one agent ..., another ..., a third ..." enumerations, each agent named after the verb
+of its duty. Read by generator/analysis.py, which merges these with the roles of lists.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from a4a.generator.rolewords import (
+    ADJECTIVES,
+    BARE,
+    NOT_ROLES,
+    ROLE_WORDS,
+    Role,
+    is_filler,
+    is_role_word,
+    slug,
+    title_words,
+)
+
+# Words before a role noun that describe the system or a choice, not a member of the team.
+_DESCRIBES = re.compile(r"\b(?:as|is|be|becomes?|acts? as|like|appropriate|right|relevant|"
+                        r"correct|specific|next|proper|suitable|respective)\s+(?:an?\s+|the\s+)?$")
+_CLAUSE_SPLIT = re.compile(r",\s*(?:and\s+|then\s+)?(?=(?:a|an|the|one)\s)|;\s*|\.\s+|\band\s+"
+                           r"(?=(?:a|an|the)\s)")
+_AGENT_NOUN = re.compile(r"\b((?:[a-z][a-z-]*\s+){1,3})(agent|assistant|bot)(s?)\b")
+_FOLLOWERS = frozenset("who that which to will should must can then and or , . ; : agent "
+                       "agents is are also first takes uses".split())
+
+
+def clause_roles(norm: str) -> list[Role]:
+    """"a research analyst gathers news": an article, up to two modifiers, a role noun."""
+    out = []
+    for m in _ARTICLE.finditer(norm):
+        if _DESCRIBES.search(norm, max(0, m.start() - 30), m.end()):
+            continue
+        stop = _PUNCT.search(norm, m.end(), m.end() + 60)
+        words = [(w.start(), w.group(0))
+                 for w in _WORDS.finditer(norm, m.end(), stop.start() if stop else m.end() + 60)]
+        for i, (_, noun) in enumerate(words[:3]):
+            if not is_role_word(noun) or (i == 0 and noun in BARE) or (
+                    noun in ADJECTIVES and i + 1 < len(words) and is_role_word(words[i + 1][1])):
+                continue  # "the lead researcher": the role noun is the next word
+            nxt = words[i + 1][1] if i + 1 < len(words) else ""
+            gap = i + 1 == len(words)  # punctuation or the end follows the noun
+            known = noun in ROLE_WORDS or noun.rstrip("s") in ROLE_WORDS
+            follows = bool(gap) or nxt in _FOLLOWERS or (nxt.endswith("s") and len(nxt) > 3)
+            mods = [w for _, w in words[:i]]
+            if any(is_filler(w) for w in mods) or (mods and mods[0] in _CHOICE) or any(
+                    w in _SYSTEM for w in mods):
+                break
+            if not (known or follows):
+                continue
+            title = " ".join([*(w for w in mods if w not in ADJECTIVES), noun])
+            # "writer_agent`", "team leader agent** routes"
+            rest = re.sub(r"^(?:\w*`|\s*(?:agent|assistant|bot)\b[*_`]*)", "",
+                          norm[words[i][0] + len(noun):])
+            duty = first_clause(rest).strip(" ,")
+            duty = re.sub(r"^(?:who|that|which|is to|to|will|should|must)\s+", "", duty)[:200]
+            out.append(Role(slug(title_words(title)), title, duty, "clause", m.start()))
+            break
+    return out
+
+
+def first_clause(rest: str) -> str:
+    """The clause `rest` opens with, never cut inside parentheses.
+
+    "over three workers (an order lookup agent, a refunds agent). It ..." keeps its
+    parenthesis whole; a parenthesis left open is dropped, and so is the end of one the
+    clause started in ("a billing agent). The ...").
+    """
+    depth, last, end = 0, 0, len(rest)
+    for m in _CLAUSE_SPLIT.finditer(rest):
+        depth += rest.count("(", last, m.start()) - rest.count(")", last, m.start())
+        last = m.start()
+        if depth <= 0:
+            end = m.start()
+            break
+    return _balanced(rest[:end])
+
+
+def _balanced(clause: str) -> str:
+    depth = 0
+    for i, ch in enumerate(clause):
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            return clause[:i].rstrip()
+    return clause if depth == 0 else clause[:clause.rfind("(")].rstrip()
+
+
+_ARTICLE = re.compile(r"\b(?:a|an|the|one|each|another)\s+")
+_WORDS = re.compile(r"[a-z][a-z-]*")
+_PUNCT = re.compile(r"[,.;:!?()\n]")
+
+
+def agent_noun_roles(norm: str) -> list[Role]:
+    """"a sales or refunds agent", "the translation agent that ...": "<noun> agent" roles."""
+    out = []
+    for m in _AGENT_NOUN.finditer(norm):
+        raw = m.group(1).split()
+        # Only the words after the last function word name the agent: "it runs a
+        # translation agent", never "arguments per agent" or "you ask one agent".
+        cut = max((k + 1 for k, w in enumerate(raw)
+                   if (is_filler(w) and w not in ("and", "or")) or w in _CUTS), default=0)
+        words = [w for w in raw[cut:] if w not in ADJECTIVES]
+        if words and (words[0] in _CHOICE or any(w in _SYSTEM for w in words)):
+            continue
+        while words and is_filler(words[0]):
+            words = words[1:]
+        pair = _pair(words)
+        if pair:  # "a sales or refunds agent", "store and supplier agents": two agents
+            out += [Role(w, f"{w} {m.group(2)}", "", "agent_noun", m.start() + k)
+                    for k, w in enumerate(pair)]
+            continue
+        if m.group(3):  # "cooperating agents" names no one agent
+            continue
+        if not words or any(is_filler(w) for w in words) or words[-1] in NOT_ROLES:
+            continue
+        rest = norm[m.end():]
+        duty = first_clause(rest).strip(" ,:")
+        duty = re.sub(r"^(?:who|that|which|to|will|should|must)\s+", "", duty)[:200]
+        title = " ".join([*words, m.group(2)])
+        out.append(Role(slug(title_words(title)), title, duty, "agent_noun", m.start()))
+    return out
+
+
+def _pair(words: list[str]) -> tuple[str, str] | None:
+    """("sales", "refunds") of "sales or refunds", else None."""
+    if len(words) == 3 and words[1] in ("or", "and") and not {words[0], words[2]} & (
+            (NOT_ROLES - _PEOPLE) | _FILLER_WORDS):
+        return words[0], words[2]
+    return None
+
+
+_FILLER_WORDS = frozenset("a an the one this that these those".split())
+_CODE = re.compile(r"`([a-z][a-z0-9]*(?:[_ -][a-z0-9]+){0,3})`")
+_AGENT_WORDS = frozenset("agent assistant bot".split())
+
+
+def code_roles(norm: str) -> list[Role]:
+    """"`planner_agent` comes up with a plan": a code name of an agent between backticks."""
+    out = []
+    for m in _CODE.finditer(norm):
+        if norm.rfind("\n", 0, m.start()) + 1 == norm.find("|", norm.rfind("\n", 0, m.start())):
+            continue  # a table row: its cells are read as one role by the list rules
+        words = re.split(r"[_ -]", m.group(1))
+        if not (words[-1] in _AGENT_WORDS or (len(words) <= 3 and is_role_word(words[-1])
+                                               and words[-1] not in BARE)):
+            continue
+        head = [w for w in words if w not in _AGENT_WORDS] or words
+        if any(is_filler(w) for w in head):
+            continue
+        duty = first_clause(norm[m.end():].split("\n", 1)[0]).strip(" ,:")
+        duty = re.sub(r"^(?:which|who|that|to|will|should|must)\s+", "", duty)[:200]
+        out.append(Role(slug(title_words(" ".join(words))), " ".join(words), duty, "code",
+                        m.start()))
+    return out
+# People a pair of agents may act for ("store and supplier agents").
+_PEOPLE = frozenset("supplier vendor seller buyer customer partner provider merchant investor "
+                    "player visitor tenant owner".split())
+_CUTS = frozenset("per each every any some no".split())
+# "the right expert agent" names a choice among the agents, not one of them.
+_CHOICE = frozenset("right appropriate relevant correct specific proper suitable respective "
+                    "next same".split())
+# "an AI-powered multi-agent assistant" is the whole system.
+_SYSTEM = frozenset("multi-agent multiagent ai-powered".split())
+
+
+_ONE = re.compile(r"\bone (?:agent|of them|bot)\b([^.;!?]*)")
+
+
+def one_another(norm: str) -> int:
+    """Agents enumerated in one sentence: "one agent checks ..., another finds ..., and one ..."."""
+    m = _ONE.search(norm)
+    if m is None:
+        return 0
+    rest = m.group(1)
+    return 1 + len(re.findall(r"\banother\b", rest)) + len(re.findall(r"(?:,|\band) one\b",
+                                                                       rest))
+
+
+_ORDINAL = re.compile(r"\b(?:one|another|an?other|a (?:second|third|fourth|fifth)|the (?:first|"
+                      r"second|third|fourth|fifth|other|last))(?: (?:agent|bot|assistant|one))?"
+                      r"(?: (?:that|who|which|will|should|can|then))?\s+([a-z]{3,}?)(e?s)\b"
+                      r"([^,;.!?]*?)(?=[,;.!?]|$|\s+(?:and|then|while)\s+(?:one|another|an?other"
+                      r"|a (?:second|third|fourth|fifth)|the (?:other|last))\b)")
+
+
+def ordinal_roles(norm: str) -> list[Role]:
+    """"One agent researches the topic, another writes the draft, a third reviews it".
+
+    Each agent is named after the verb of its duty ("researcher", "writer", "reviewer").
+    """
+    m = _ONE.search(norm)
+    if m is None:
+        return []
+    sentence = norm[m.start():m.end()]
+    out = []
+    for hit in _ORDINAL.finditer(sentence):
+        stem, ending, rest = hit.groups()
+        if (stem.endswith("s") and ending == "s") or stem in _NOT_VERBS:
+            continue  # "one agent is", "another class"
+        name = _doer(stem, ending)
+        out.append(Role(name, name, f"{stem}{ending}{rest}".strip()[:200], "ordinal",
+                        m.start() + hit.start()))
+    titles = [r.title for r in out]
+    # Two that check: "details_checker" and "duplicates_checker", after what each works on.
+    out = [replace(r, name=f"{_object(r.duty)}_{r.name}".strip("_"))
+           if titles.count(r.title) > 1 else r for r in out]
+    return out if len(out) >= 2 else []
+
+
+def _object(duty: str) -> str:
+    """The first content word after a duty's verb ("checks if details are complete": details)."""
+    return next((w for w in _WORDS.findall(duty)[1:] if not is_filler(w) and w not in _CUTS
+                 and w not in ("if", "whether", "all", "any")), "")
+
+
+_NOT_VERBS = frozenset("i ha doe wa thi it".split())
+
+
+def _doer(stem: str, ending: str) -> str:
+    """The agent noun of a verb in the third person: "writes" writer, "plans" planner."""
+    if ending == "es" and not stem.endswith(("sh", "ch", "ss", "x", "z", "o")):
+        stem += "e"  # "analyzes", "writes"
+    if stem.endswith("ate"):  # "estimates", "translates"
+        return f"{stem[:-1]}or"
+    if stem.endswith("e"):
+        return f"{stem}r"
+    if stem.endswith("y") and ending == "es":
+        return f"{stem[:-1]}ier"
+    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnpt]", stem):  # "plan", "scan"
+        return f"{stem}{stem[-1]}er"
+    return f"{stem}er"

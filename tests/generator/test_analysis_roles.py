@@ -1,0 +1,164 @@
+"""Roles read from the forms people write them in: code names, shared plurals, headings and
+list items among other roles, acronyms and persona names, and prose that names no role."""
+
+from __future__ import annotations
+
+from a4a.generator.analysis import analyse
+from a4a.generator.pipeline import compile_request
+
+
+def _roles(text: str) -> list[str]:
+    return [r.name for r in analyse(text).roles]
+
+
+def _agents(text: str) -> list[str]:
+    return [a.name for a in compile_request(text).spec.agents]
+
+
+def test_a_code_name_between_backticks_is_a_role_with_its_duty() -> None:
+    a = analyse("1. `planner_agent` comes up with a plan of search queries.\n"
+                "2. We run a `search_agent` for each query.\n"
+                "3. Finally, the `writer_agent` receives the summaries and writes a report.")
+    assert [r.name for r in a.roles] == ["planner", "search", "writer"]
+    assert a.roles[0].duty.startswith("comes up with a plan")
+    assert a.roles[2].duty.startswith("receives the summaries")
+    # A table's cells are one role each, not a second one from the code name.
+    assert _roles("| Agent | ID | Role |\n|---|---|---|\n| Editor | `copy-editor` | Edits |\n"
+                  "| Checker | `fact-checker` | Checks facts |") == ["editor", "checker"]
+
+
+def test_two_roles_may_share_one_plural_agents() -> None:
+    assert _roles("Autonomous store and supplier agents coordinating through messages.") == [
+        "store", "supplier"]
+    assert _roles("It uses four cooperating agents to plan the trip.") == []
+
+
+def test_words_before_agent_name_it_only_after_the_last_function_word() -> None:
+    assert _roles("It runs a translation agent multiple times in parallel.") == ["translation"]
+    assert _roles("An 8-round debate (4 arguments per agent).") == []
+    assert _roles("If you ask one agent a question it may agree with you.") == []
+    assert "right_expert" not in _roles("It routes the question to the right expert agent.")
+    assert _roles("Get answers from an AI-powered multi-agent assistant.") == []
+
+
+def test_padded_workers_are_named_after_the_one_role_or_the_counted_noun() -> None:
+    names = _agents("It runs a translation agent multiple times in parallel, and then picks "
+                    "the best translation.")
+    assert [n for n in names if n.startswith("translation_")] == [
+        "translation_1", "translation_2", "translation_3"]
+
+
+def test_a_heading_between_role_headings_is_a_member_of_the_team() -> None:
+    text = ("Each agent has a role:\n\n### Recipe Suggester\n- Suggests recipes\n\n"
+            "### Food Inventory\n- Tracks available ingredients\n\n### Grocery List Builder\n"
+            "- Creates shopping lists\n\n### Installation\n- pip install it")
+    assert _roles(text) == ["recipe_suggester", "food_inventory", "grocery_list_builder"]
+
+
+def test_a_list_item_among_agents_is_one_when_its_duty_reads_like_theirs() -> None:
+    text = ("- **Intake Agent**: Reads the claim\n- **Fraud Scoring**: Scores the claim\n"
+            "- **Payout Agent**: Pays the claim\n- **Loop**: Repeats until done")
+    assert _roles(text) == ["intake", "fraud_scoring", "payout"]
+    # The parent item of a nested list and a step list under roles are no members.
+    assert _roles("- **Multi-Agent Analysis System**\n- **Search Agent**: Finds homes\n"
+                  "- **Market Analyst**: Reads trends\n- **Valuation Agent**: Values homes\n"
+                  "- **Sequential Manual Execution**:\n- Direct data flow") == [
+        "search", "market_analyst", "valuation"]
+
+
+def test_an_acronym_and_a_persona_name_keep_the_role_title() -> None:
+    assert "it_setup_coordinator" in _roles(
+        "| Agent | Handles |\n|---|---|\n| **Classifier** | Routes requests |\n"
+        "| **IT Setup Coordinator** | Laptops, VPN |")
+    assert _roles("1. **UX Designer (Alice)**:\n   - Focus: usability\n"
+                  "2. **Tech Lead (Bob)**:\n   - Focus: performance") == ["ux_designer",
+                                                                         "tech_lead"]
+
+
+def test_a_named_main_agent_leads_and_peers_that_talk_to_each_other_chat() -> None:
+    spec = compile_request("### Recipe Suggester\n- This will be the main agent\n"
+                           "### Dietary Advisor\n- Advises on diets\n"
+                           "### Grocery List Builder\n- Builds lists").spec
+    assert spec.pattern == "orchestrator_workers" and spec.agents[0].name == "recipe_suggester"
+    assert len(spec.agents) == 3
+    chat = compile_request("Autonomous store and supplier agents coordinating through "
+                           "message-passing.").spec
+    assert chat.pattern == "group_chat"
+
+
+def test_an_english_list_after_a_word_for_agents_names_its_items() -> None:
+    assert _roles("- Two professional agents (Scientist and Philosopher) debating a topic") == [
+        "scientist", "philosopher"]
+    assert _roles("- Supervisor + Sub-agents: Collector + Analyst; Supervisor compiles "
+                  "report.") == ["supervisor", "collector", "analyst"]
+    assert _roles("AI agents specialize in different domains (e.g. HR policy, Finance).") == [
+        "hr_policy", "finance"]
+    assert _roles("It uses agents (LLM-based, tool-using) for the work.") == []
+
+
+def test_the_named_role_whose_duty_routes_is_the_router_wherever_it_stands() -> None:
+    spec = compile_request(
+        "AI agents specialize in different domains (e.g. HR policy, Finance).\n"
+        "- A **Team Leader Agent** intelligently routes the user's question to the right "
+        "expert agent.").spec
+    assert spec.pattern == "routing" and spec.agents[0].name == "team_leader"
+    assert [a.name for a in spec.agents] == ["team_leader", "hr_policy", "finance"]
+
+
+def test_one_agent_another_agent_a_third_agent_are_named_after_their_duties() -> None:
+    a = analyse("Build a team where one agent researches the topic, another agent writes the "
+                "draft, and a third agent reviews it.")
+    assert [(r.name, r.duty) for r in a.roles] == [
+        ("researcher", "researches the topic"), ("writer", "writes the draft"),
+        ("reviewer", "reviews it")]
+    assert _roles("One agent checks if details are complete, another estimates the amount, "
+                  "and one checks for duplicates.") == ["details_checker", "estimator",
+                                                        "duplicates_checker"]
+    assert _roles("Use one agent that plans the trip and one that books it.") == ["planner",
+                                                                                   "booker"]
+    assert _roles("If you ask one agent a question, it agrees.") == []
+
+
+def test_inline_english_forms_name_roles() -> None:
+    assert _roles("We have Researcher, Writer and Editor agents.") == [
+        "researcher", "writer", "editor"]
+    a = analyse("Agent 1 (Researcher) gathers sources, Agent 2 (Writer) drafts the article, "
+                "and Agent 3 (Editor) polishes it.")
+    assert [(r.name, r.duty) for r in a.roles] == [
+        ("researcher", "gathers sources"), ("writer", "drafts the article"),
+        ("editor", "polishes it")]
+    a = analyse("The team: Planner (breaks down tasks), Coder (writes code), Reviewer (checks "
+                "the code).")
+    assert [(r.name, r.duty) for r in a.roles] == [
+        ("planner", "breaks down tasks"), ("coder", "writes code"),
+        ("reviewer", "checks the code")]
+    assert _roles("It uses GPT-4 (the model), Python (the language) and Docker (optional).") == []
+
+
+def test_agents_for_areas_of_work_are_one_agent_per_area() -> None:
+    assert _roles("A multi-agent system for customer service with agents for orders, returns "
+                  "and billing.") == ["orders", "returns", "billing"]
+
+
+def test_peers_that_negotiate_chat_and_a_named_orchestrator_keeps_its_name() -> None:
+    spec = compile_request("Build an app where two AI agents negotiate the price of a used "
+                           "car.").spec
+    assert spec.pattern == "group_chat" and len(spec.agents) == 3
+    assert _agents("An orchestrator that delegates coding tasks to sub-agents.")[0] == (
+        "orchestrator")
+
+
+def test_lists_after_roles_members_or_a_counted_plural_name_their_items() -> None:
+    assert _roles("Roles: Product Manager, Architect, Engineer, QA Engineer.") == [
+        "product_manager", "architect", "engineer", "qa_engineer"]
+    assert _roles("We built two agents, a buyer and a seller, that negotiate prices.") == [
+        "buyer", "seller"]
+    assert _roles("Supervisor agent + 3 worker agents (search, code, math).") == [
+        "supervisor", "search", "code", "math"]
+    assert _roles("It uses agents, the core of the system, to work.") == []
+
+
+def test_a_named_reviewer_that_already_loops_gets_no_second_reviewer() -> None:
+    assert _agents("The Planner Agent creates a plan. The Executor Agent follows it. The "
+                   "Reviewer Agent checks the result.") == [
+        "planner_agent", "executor_agent", "reviewer_agent"]
