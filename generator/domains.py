@@ -70,17 +70,13 @@ class _Gate:
             {"=": words, "^": starts}.get(kind, inner).add(core)
         return _Gate(frozenset(words), frozenset(starts), tuple(sorted(inner)))
 
-    def admits(self, text: Text, tokens: frozenset[str]) -> bool:
+    def admits(self, text: Text, tokens: frozenset[str], starts: frozenset[str]) -> bool:
+        """Whether `text` (its words `tokens`, their beginnings `starts`) may hold a term."""
         if not self.words.isdisjoint(tokens) or "" in self.inner:
             return True
-        if self.starts and any(t[:n] in self.starts for t in tokens for n in _lens(self)):
+        if not self.starts.isdisjoint(starts):
             return True
         return any(core in text.fold for core in self.inner)
-
-
-@cache
-def _lens(gate: _Gate) -> tuple[int, ...]:
-    return tuple(sorted({len(c) for c in gate.starts}))
 
 
 def _gate_literal(term: str) -> tuple[str, str]:
@@ -126,10 +122,11 @@ def domain_hits(text: Text) -> dict[str, tuple[str, ...]]:
     """
     spans: list[tuple[int, int, str, str]] = []
     tokens = frozenset(_WORD.findall(text.fold))
+    starts = frozenset(t[:n] for t in tokens for n in range(1, len(t) + 1))
     gates = _gates()
     for pid, pats in _domain_matchers().items():
         for i, pat in enumerate(pats):
-            if i and not gates[pid].admits(text, tokens):
+            if i and not gates[pid].admits(text, tokens, starts):
                 continue
             src = text.norm if i == 0 else text.fold
             spans += [(m.start(), m.end(), pid, m.group(0)) for m in pat.finditer(src)]
