@@ -5,8 +5,9 @@
 2. Runs split by stable hashes: whole held-out frameworks, held-out tasks of training
    frameworks, training runs. Training runs become SFT rows (training.recipe: task rows,
    per-agent rows, rows that recover from tool errors, irrelevance rows, and with
-   `--near-miss-every` / `--call-every` near-miss rows and single-call rows) in the Hermes text
-   style `bench/bfcl.py` prompts with. No BFCL item is read to build them.
+   `--near-miss-every` / `--call-every` / `--hard-negative-every` near-miss, single-call and
+   hard-negative rows) in the Hermes text style `bench/bfcl.py` prompts with. No BFCL item
+   is read to build them.
 3. LoRA SFT of SmolLM2-135M-Instruct on one thread (`--max-steps`), merged into plain weights.
 4. BFCL v4 AST accuracy (bench/bfcl.py) of base and SFT on `--categories`, first `--limit`
    items each; per-turn next-call accuracy on `--cases` held-out turns of each split.
@@ -15,7 +16,8 @@
 
 Usage: OMP_NUM_THREADS=1 nice python bench/recipe.py [--out build/recipe] [--n 120]
        [--tasks-per-env 4] [--irrelevant-every 2] [--near-miss-every 0] [--call-every 0]
-       [--max-steps 120] [--limit 25] [--cases 20]
+       [--hard-negative-every 0] [--max-steps 120] [--decision-weight 1] [--limit 25]
+       [--cases 20] [--no-base]
 (needs `make train`, `make model` and `make bfcl`; hours on 2 cores at the defaults)
 """
 
@@ -66,7 +68,8 @@ def synth_rows(args: argparse.Namespace) -> dict[str, Any]:
     parts = recipe.split(records)
     rows = {k: recipe.build_rows(v, specs, irrelevant_every=args.irrelevant_every,
                                  near_miss_every=args.near_miss_every,
-                                 call_every=args.call_every, seed=args.seed)
+                                 call_every=args.call_every,
+                                 hard_negative_every=args.hard_negative_every, seed=args.seed)
             for k, v in parts.items()}
     kinds: dict[str, int] = {}
     for r in rows["train"]:
@@ -94,6 +97,7 @@ def train(args: argparse.Namespace, rows: list[dict[str, Any]], base: Path) -> d
                      num_epochs=1, max_steps=args.max_steps, batch_size=1,
                      gradient_accumulation_steps=args.grad_accum, learning_rate=args.lr,
                      lora_r=16, lora_alpha=32, callbacks=[report], seed=args.seed, save_steps=50,
+                     decision_weight=args.decision_weight, decision_tokens=args.decision_tokens,
                      target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj",
                                      "up_proj", "down_proj"])
     seconds = time.perf_counter() - start
@@ -199,10 +203,11 @@ def _cell(s: dict[str, Any] | None) -> str:
 def table(bfcl: dict[str, Any], calls: dict[str, Any]) -> str:
     """BFCL per category and next-call accuracy, base vs SFT (vs SFT + GRPO), as markdown."""
     labels = [k for k in ("base", "sft", "grpo") if k in bfcl]
+    first = bfcl[labels[0]]["categories"]
     names = {"base": "base SmolLM2-135M", "sft": "SFT (a4a synth)", "grpo": "SFT + GRPO"}
     rows = ["| measure | " + " | ".join(names[k] for k in labels) + " |",
             "|---|" + "---|" * len(labels)]
-    for category in bfcl["base"]["categories"]:
+    for category in first:
         rows.append(f"| BFCL {category} | " + " | ".join(
             _cell(bfcl[k]["categories"].get(category)) for k in labels) + " |")
     for split in SPLITS:
@@ -227,14 +232,26 @@ def main() -> None:
                    help="one near-miss row (own framework, no tool its run used) per N runs")
     p.add_argument("--call-every", type=int, default=0,
                    help="one single-call row (first call among sibling operations) per N runs")
+    p.add_argument("--hard-negative-every", type=int, default=0,
+                   help="one hard-negative row (unused sibling operations sharing the "
+                        "request's words, text answer) per N runs")
     p.add_argument("--max-steps", type=int, default=200, help="optimizer steps")
+    p.add_argument("--decision-weight", type=float, default=1.0,
+                   help="loss weight of each assistant turn's first token(s), the call/text "
+                        "decision (1: plain per-token loss)")
+    p.add_argument("--decision-tokens", type=int, default=1,
+                   help="opening tokens of each assistant turn that take --decision-weight")
     p.add_argument("--grad-accum", type=int, default=2)
     p.add_argument("--lr", type=float, default=5e-4)
     p.add_argument("--max-seq-length", type=int, default=512)
     p.add_argument("--limit", type=int, default=25, help="BFCL items per category")
     p.add_argument("--categories", default="simple_python,multiple,irrelevance")
     p.add_argument("--new-tokens", type=int, default=128, help="new tokens per BFCL reply")
-    p.add_argument("--cases", type=int, default=20, help="next-call turns per held-out split")
+    p.add_argument("--cases", type=int, default=20,
+                   help="next-call turns per held-out split (0: no next-call stage)")
+    p.add_argument("--no-base", action="store_true",
+                   help="skip the base model's BFCL and next-call stages (greedy decoding: "
+                        "its figures do not change between runs; see README)")
     p.add_argument("--grpo-steps", type=int, default=0,
                    help="single-turn GRPO updates after SFT (0: no GRPO stage)")
     p.add_argument("--grpo-seconds", type=float, default=0,
@@ -258,12 +275,12 @@ def main() -> None:
           f"{fit['loss_last10']:.3f} (mean of last 10)")
     merged, bench = args.out / "merged", _bench("bfcl")
     cats = [c for c in args.categories.split(",") if c]
+    models = (("sft", merged),) if args.no_base else (("base", base), ("sft", merged))
     scores = {label: _cached(args.out / f"bfcl_{label}.json", lambda m=model: bench.run(
-        m, cats, args.limit, "hermes", args.new_tokens)) for label, model in
-        (("base", None), ("sft", merged))}
-    calls = _cached(args.out / "next_call.json", lambda: {
-        label: next_call(model, made["rows"], args.cases, 96)
-        for label, model in (("base", base), ("sft", merged))})
+        None if m == base else m, cats, args.limit, "hermes", args.new_tokens))
+        for label, model in models}
+    calls = {} if not args.cases else _cached(args.out / "next_call.json", lambda: {
+        label: next_call(model, made["rows"], args.cases, 96) for label, model in models})
     if args.grpo_steps:
         fit = _cached(args.out / "grpo.json", lambda: grpo(args, made["rows"]["train"], merged))
         print(f"GRPO: {fit['steps']} steps x {fit['group']} completions of {fit['prompts']} "
