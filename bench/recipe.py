@@ -10,14 +10,16 @@
    is read to build them.
 3. LoRA SFT of SmolLM2-135M-Instruct on one thread (`--max-steps`), merged into plain weights.
 4. BFCL v4 AST accuracy (bench/bfcl.py) of base and SFT on `--categories`, first `--limit`
-   items each; per-turn next-call accuracy on `--cases` held-out turns of each split.
+   items each; per-turn next-call accuracy on `--cases` held-out turns of each split; with
+   `--decision-cases`, the call/no-call decision on held-out rows of each row kind.
 5. Prints the table; every stage's output stays in `--out` and a rerun reuses it (delete a file
-   to redo its stage): data.json, lora/, merged/, bfcl_base.json, bfcl_sft.json, next_call.json.
+   to redo its stage): data.json, lora/, merged/, bfcl_base.json, bfcl_sft.json, next_call.json,
+   decisions.json.
 
 Usage: OMP_NUM_THREADS=1 nice python bench/recipe.py [--out build/recipe] [--n 120]
        [--tasks-per-env 4] [--irrelevant-every 2] [--near-miss-every 0] [--call-every 0]
        [--hard-negative-every 0] [--max-steps 120] [--decision-weight 1] [--limit 25]
-       [--cases 20] [--no-base]
+       [--cases 20] [--decision-cases 0] [--no-base]
 (needs `make train`, `make model` and `make bfcl`; hours on 2 cores at the defaults)
 """
 
@@ -33,6 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 SPLITS = ("held_task", "held_framework")
 NEXT_CALL_KINDS = ("task", "agent")  # whole runs; a call row repeats one of their calls
+DECISION_KINDS = ("call", "irrelevant", "near_miss", "hard_negative")
 
 
 def _bench(name: str) -> Any:
@@ -175,9 +178,8 @@ def grpo(args: argparse.Namespace, rows: list[dict[str, Any]], sft: Path) -> dic
             "none_prompts": sum(p["gold"] == "null" for p in prompts)}
 
 
-def next_call(model: Path, rows: dict[str, list[dict[str, Any]]], cases: int,
-              new_tokens: int) -> dict[str, Any]:
-    """Next-call accuracy of `model` on the first `cases` gold calls of each held-out split."""
+def _generator(model: Path, new_tokens: int) -> Any:
+    """`generate(chat) -> reply text` of `model` in the Hermes text mode."""
     from a4a.runtime.llm.base import LLMRequest, Message
     from a4a.runtime.llm.local import LocalLLM
     from a4a.training import recipe
@@ -188,11 +190,35 @@ def next_call(model: Path, rows: dict[str, list[dict[str, Any]]], cases: int,
         msgs = tuple(Message(m["role"], m["content"]) for m in chat)  # type: ignore[arg-type]
         return llm.generate(LLMRequest(msgs, tool_mode=recipe.MODE)).message.content
 
+    return generate
+
+
+def next_call(model: Path, rows: dict[str, list[dict[str, Any]]], cases: int,
+              new_tokens: int) -> dict[str, Any]:
+    """Next-call accuracy of `model` on the first `cases` gold calls of each held-out split."""
+    from a4a.training import recipe
+
+    generate = _generator(model, new_tokens)
     out = {}
     for split in SPLITS:
         every = recipe.next_call_cases(r["messages"] for r in rows[split]
                                        if r["meta"]["kind"] in NEXT_CALL_KINDS)
         out[split] = {**recipe.next_call_accuracy(generate, every[:cases]), "of": len(every)}
+    return out
+
+
+def decisions(model: Path, rows: dict[str, list[dict[str, Any]]], cases: int,
+              new_tokens: int) -> dict[str, Any]:
+    """Call/no-call decision accuracy of `model` on the first `cases` held-out rows (both
+    held-out splits) of each of DECISION_KINDS: does a4a's own no-call data transfer?"""
+    from a4a.training import recipe
+
+    generate = _generator(model, new_tokens)
+    held = [r for split in SPLITS for r in rows[split]]
+    out = {}
+    for kind in DECISION_KINDS:
+        chats = [r["messages"] for r in held if r["meta"]["kind"] == kind][:cases]
+        out[kind] = recipe.decision_accuracy(generate, chats) if chats else None
     return out
 
 
@@ -249,6 +275,9 @@ def main() -> None:
     p.add_argument("--new-tokens", type=int, default=128, help="new tokens per BFCL reply")
     p.add_argument("--cases", type=int, default=20,
                    help="next-call turns per held-out split (0: no next-call stage)")
+    p.add_argument("--decision-cases", type=int, default=0,
+                   help="held-out rows per kind (call, irrelevant, near_miss, hard_negative) "
+                        "whose call/no-call decision is scored (0: no such stage)")
     p.add_argument("--no-base", action="store_true",
                    help="skip the base model's BFCL and next-call stages (greedy decoding: "
                         "its figures do not change between runs; see README)")
@@ -281,6 +310,13 @@ def main() -> None:
         for label, model in models}
     calls = {} if not args.cases else _cached(args.out / "next_call.json", lambda: {
         label: next_call(model, made["rows"], args.cases, 96) for label, model in models})
+    if args.decision_cases:
+        picks = _cached(args.out / "decisions.json", lambda: {
+            label: decisions(model, made["rows"], args.decision_cases, 96)
+            for label, model in models})
+        for label, kinds in picks.items():
+            print(f"decision ({label}): " + ", ".join(
+                f"{k} {_cell(v)}" for k, v in kinds.items()))
     if args.grpo_steps:
         fit = _cached(args.out / "grpo.json", lambda: grpo(args, made["rows"]["train"], merged))
         print(f"GRPO: {fit['steps']} steps x {fit['group']} completions of {fit['prompts']} "

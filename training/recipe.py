@@ -334,3 +334,17 @@ def next_call_accuracy(generate: Callable[[Chat], str], cases: Sequence[Mapping[
                        ) -> dict[str, float | int]:
     """`accuracy` (n, accuracy, se) of `generate`'s next call over `cases`."""
     return accuracy([same_call(generate(list(c["prompt"])), c["gold"]) for c in cases])
+
+
+def decision_accuracy(generate: Callable[[Chat], str], chats: Sequence[Chat]
+                      ) -> dict[str, float | int]:
+    """`accuracy` of the call/no-call decision at each chat's first assistant turn.
+
+    Right when the model's reply holds a call exactly when the gold turn does (for a no-call
+    row: no valid call, as BFCL scores irrelevance); the call itself is not compared.
+    """
+    verdicts = []
+    for chat in chats:
+        i = next(k for k, m in enumerate(chat) if m["role"] == "assistant")
+        verdicts.append(bool(_calls_in(generate(chat[:i]))) == bool(_calls_in(chat[i]["content"])))
+    return accuracy(verdicts)

@@ -195,3 +195,22 @@ def test_call_rows_take_the_call_whose_arguments_the_request_states() -> None:
     assert recipe._fullest_call(calls, "Grade A-1 as 70.") == calls[1]
     assert recipe._fullest_call(calls, "Grade the last one.") == calls[0]
     assert recipe._fullest_call([], "anything") is None
+
+
+def test_decision_accuracy_scores_whether_the_first_reply_calls() -> None:
+    tools: list[Any] = []
+    call = recipe.render(tools, "Grade SUB-6.", [{"id": "c1", "name": "grade",
+                                                 "arguments": {"id": "SUB-6"}, "result": "ok"}],
+                         "Done.")
+    refuse = recipe.render(tools, "Bake a cake.", [], recipe.REFUSALS[0])
+    text = "I cannot."
+    called = '<tool_call>\n{"name": "other", "arguments": {}}\n</tool_call>'
+    always_call = recipe.decision_accuracy(lambda p: called, [call, refuse])
+    assert always_call["n"] == 2 and always_call["accuracy"] == 0.5
+    assert recipe.decision_accuracy(lambda p: text, [call, refuse])["accuracy"] == 0.5
+    right = recipe.decision_accuracy(lambda p: called if "SUB-6" in p[-1]["content"] else text,
+                                     [call, refuse])
+    assert right["accuracy"] == 1.0
+    seen: list[Any] = []
+    recipe.decision_accuracy(lambda p: seen.append(p) or text, [call])
+    assert [m["role"] for m in seen[0]] == ["system", "user"]
