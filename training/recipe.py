@@ -42,12 +42,10 @@ from a4a.training.bfcl import SYSTEM, accuracy
 MODE = "hermes"
 MAX_TOOLS = 4  # tools offered per row: the used ones plus distractors up to this many
 MAX_RESULT = 300  # characters of a tool result kept in a row (long listings are cut)
-# One opening word: greedy decoding takes the likeliest first token, and no-call replies that
-# open three ways split their share three ways against the one `<` every call opens with.
 REFUSALS = (
     "None of the available tools can do this, so I cannot carry out the request here.",
-    "None of these tools fits the request, so I can't help with it here.",
-    "None of the tools I have covers this request, so no call is made.",
+    "I can't help with that using these tools: none of them fits the request.",
+    "The tools I have do not cover this request, so no call is made.",
 )
 Chat = list[dict[str, str]]
 READ_VERBS = frozenset({"get", "list", "search", "find", "count", "read", "show", "lookup",
