@@ -5,17 +5,21 @@
 2. Runs split by stable hashes: whole held-out frameworks, held-out tasks of training
    frameworks, training runs. Training runs become SFT rows (training.recipe: task rows,
    per-agent rows, rows that recover from tool errors, irrelevance rows, and with
-   `--near-miss-every` / `--call-every` near-miss rows and single-call rows) in the Hermes text
-   style `bench/bfcl.py` prompts with. No BFCL item is read to build them.
+   `--near-miss-every` / `--call-every` / `--hard-negative-every` near-miss, single-call and
+   hard-negative rows) in the Hermes text style `bench/bfcl.py` prompts with. No BFCL item
+   is read to build them.
 3. LoRA SFT of SmolLM2-135M-Instruct on one thread (`--max-steps`), merged into plain weights.
 4. BFCL v4 AST accuracy (bench/bfcl.py) of base and SFT on `--categories`, first `--limit`
-   items each; per-turn next-call accuracy on `--cases` held-out turns of each split.
+   items each; per-turn next-call accuracy on `--cases` held-out turns of each split; with
+   `--decision-cases`, the call/no-call decision on held-out rows of each row kind.
 5. Prints the table; every stage's output stays in `--out` and a rerun reuses it (delete a file
-   to redo its stage): data.json, lora/, merged/, bfcl_base.json, bfcl_sft.json, next_call.json.
+   to redo its stage): data.json, lora/, merged/, bfcl_base.json, bfcl_sft.json, next_call.json,
+   decisions.json.
 
 Usage: OMP_NUM_THREADS=1 nice python bench/recipe.py [--out build/recipe] [--n 120]
        [--tasks-per-env 4] [--irrelevant-every 2] [--near-miss-every 0] [--call-every 0]
-       [--max-steps 120] [--limit 25] [--cases 20]
+       [--hard-negative-every 0] [--max-steps 120] [--decision-weight 1] [--limit 25]
+       [--cases 20] [--decision-cases 0] [--no-base]
 (needs `make train`, `make model` and `make bfcl`; hours on 2 cores at the defaults)
 """
 
@@ -31,6 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 SPLITS = ("held_task", "held_framework")
 NEXT_CALL_KINDS = ("task", "agent")  # whole runs; a call row repeats one of their calls
+DECISION_KINDS = ("call", "irrelevant", "near_miss", "hard_negative")
 
 
 def _bench(name: str) -> Any:
@@ -66,7 +71,8 @@ def synth_rows(args: argparse.Namespace) -> dict[str, Any]:
     parts = recipe.split(records)
     rows = {k: recipe.build_rows(v, specs, irrelevant_every=args.irrelevant_every,
                                  near_miss_every=args.near_miss_every,
-                                 call_every=args.call_every, seed=args.seed)
+                                 call_every=args.call_every,
+                                 hard_negative_every=args.hard_negative_every, seed=args.seed)
             for k, v in parts.items()}
     kinds: dict[str, int] = {}
     for r in rows["train"]:
@@ -94,6 +100,7 @@ def train(args: argparse.Namespace, rows: list[dict[str, Any]], base: Path) -> d
                      num_epochs=1, max_steps=args.max_steps, batch_size=1,
                      gradient_accumulation_steps=args.grad_accum, learning_rate=args.lr,
                      lora_r=16, lora_alpha=32, callbacks=[report], seed=args.seed, save_steps=50,
+                     decision_weight=args.decision_weight, decision_tokens=args.decision_tokens,
                      target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj",
                                      "up_proj", "down_proj"])
     seconds = time.perf_counter() - start
@@ -171,9 +178,8 @@ def grpo(args: argparse.Namespace, rows: list[dict[str, Any]], sft: Path) -> dic
             "none_prompts": sum(p["gold"] == "null" for p in prompts)}
 
 
-def next_call(model: Path, rows: dict[str, list[dict[str, Any]]], cases: int,
-              new_tokens: int) -> dict[str, Any]:
-    """Next-call accuracy of `model` on the first `cases` gold calls of each held-out split."""
+def _generator(model: Path, new_tokens: int) -> Any:
+    """`generate(chat) -> reply text` of `model` in the Hermes text mode."""
     from a4a.runtime.llm.base import LLMRequest, Message
     from a4a.runtime.llm.local import LocalLLM
     from a4a.training import recipe
@@ -184,11 +190,35 @@ def next_call(model: Path, rows: dict[str, list[dict[str, Any]]], cases: int,
         msgs = tuple(Message(m["role"], m["content"]) for m in chat)  # type: ignore[arg-type]
         return llm.generate(LLMRequest(msgs, tool_mode=recipe.MODE)).message.content
 
+    return generate
+
+
+def next_call(model: Path, rows: dict[str, list[dict[str, Any]]], cases: int,
+              new_tokens: int) -> dict[str, Any]:
+    """Next-call accuracy of `model` on the first `cases` gold calls of each held-out split."""
+    from a4a.training import recipe
+
+    generate = _generator(model, new_tokens)
     out = {}
     for split in SPLITS:
         every = recipe.next_call_cases(r["messages"] for r in rows[split]
                                        if r["meta"]["kind"] in NEXT_CALL_KINDS)
         out[split] = {**recipe.next_call_accuracy(generate, every[:cases]), "of": len(every)}
+    return out
+
+
+def decisions(model: Path, rows: dict[str, list[dict[str, Any]]], cases: int,
+              new_tokens: int) -> dict[str, Any]:
+    """Call/no-call decision accuracy of `model` on the first `cases` held-out rows (both
+    held-out splits) of each of DECISION_KINDS: does a4a's own no-call data transfer?"""
+    from a4a.training import recipe
+
+    generate = _generator(model, new_tokens)
+    held = [r for split in SPLITS for r in rows[split]]
+    out = {}
+    for kind in DECISION_KINDS:
+        chats = [r["messages"] for r in held if r["meta"]["kind"] == kind][:cases]
+        out[kind] = recipe.decision_accuracy(generate, chats) if chats else None
     return out
 
 
@@ -199,10 +229,11 @@ def _cell(s: dict[str, Any] | None) -> str:
 def table(bfcl: dict[str, Any], calls: dict[str, Any]) -> str:
     """BFCL per category and next-call accuracy, base vs SFT (vs SFT + GRPO), as markdown."""
     labels = [k for k in ("base", "sft", "grpo") if k in bfcl]
+    first = bfcl[labels[0]]["categories"]
     names = {"base": "base SmolLM2-135M", "sft": "SFT (a4a synth)", "grpo": "SFT + GRPO"}
     rows = ["| measure | " + " | ".join(names[k] for k in labels) + " |",
             "|---|" + "---|" * len(labels)]
-    for category in bfcl["base"]["categories"]:
+    for category in first:
         rows.append(f"| BFCL {category} | " + " | ".join(
             _cell(bfcl[k]["categories"].get(category)) for k in labels) + " |")
     for split in SPLITS:
@@ -227,14 +258,29 @@ def main() -> None:
                    help="one near-miss row (own framework, no tool its run used) per N runs")
     p.add_argument("--call-every", type=int, default=0,
                    help="one single-call row (first call among sibling operations) per N runs")
+    p.add_argument("--hard-negative-every", type=int, default=0,
+                   help="one hard-negative row (unused sibling operations sharing the "
+                        "request's words, text answer) per N runs")
     p.add_argument("--max-steps", type=int, default=200, help="optimizer steps")
+    p.add_argument("--decision-weight", type=float, default=1.0,
+                   help="loss weight of each assistant turn's first token(s), the call/text "
+                        "decision (1: plain per-token loss)")
+    p.add_argument("--decision-tokens", type=int, default=1,
+                   help="opening tokens of each assistant turn that take --decision-weight")
     p.add_argument("--grad-accum", type=int, default=2)
     p.add_argument("--lr", type=float, default=5e-4)
     p.add_argument("--max-seq-length", type=int, default=512)
     p.add_argument("--limit", type=int, default=25, help="BFCL items per category")
     p.add_argument("--categories", default="simple_python,multiple,irrelevance")
     p.add_argument("--new-tokens", type=int, default=128, help="new tokens per BFCL reply")
-    p.add_argument("--cases", type=int, default=20, help="next-call turns per held-out split")
+    p.add_argument("--cases", type=int, default=20,
+                   help="next-call turns per held-out split (0: no next-call stage)")
+    p.add_argument("--decision-cases", type=int, default=0,
+                   help="held-out rows per kind (call, irrelevant, near_miss, hard_negative) "
+                        "whose call/no-call decision is scored (0: no such stage)")
+    p.add_argument("--no-base", action="store_true",
+                   help="skip the base model's BFCL and next-call stages (greedy decoding: "
+                        "its figures do not change between runs; see README)")
     p.add_argument("--grpo-steps", type=int, default=0,
                    help="single-turn GRPO updates after SFT (0: no GRPO stage)")
     p.add_argument("--grpo-seconds", type=float, default=0,
@@ -258,12 +304,19 @@ def main() -> None:
           f"{fit['loss_last10']:.3f} (mean of last 10)")
     merged, bench = args.out / "merged", _bench("bfcl")
     cats = [c for c in args.categories.split(",") if c]
+    models = (("sft", merged),) if args.no_base else (("base", base), ("sft", merged))
     scores = {label: _cached(args.out / f"bfcl_{label}.json", lambda m=model: bench.run(
-        m, cats, args.limit, "hermes", args.new_tokens)) for label, model in
-        (("base", None), ("sft", merged))}
-    calls = _cached(args.out / "next_call.json", lambda: {
-        label: next_call(model, made["rows"], args.cases, 96)
-        for label, model in (("base", base), ("sft", merged))})
+        None if m == base else m, cats, args.limit, "hermes", args.new_tokens))
+        for label, model in models}
+    calls = {} if not args.cases else _cached(args.out / "next_call.json", lambda: {
+        label: next_call(model, made["rows"], args.cases, 96) for label, model in models})
+    if args.decision_cases:
+        picks = _cached(args.out / "decisions.json", lambda: {
+            label: decisions(model, made["rows"], args.decision_cases, 96)
+            for label, model in models})
+        for label, kinds in picks.items():
+            print(f"decision ({label}): " + ", ".join(
+                f"{k} {_cell(v)}" for k, v in kinds.items()))
     if args.grpo_steps:
         fit = _cached(args.out / "grpo.json", lambda: grpo(args, made["rows"]["train"], merged))
         print(f"GRPO: {fit['steps']} steps x {fit['group']} completions of {fit['prompts']} "

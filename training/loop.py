@@ -42,6 +42,8 @@ class TrainConfig:
     save_steps: int | None = None
     output_dir: str = "runs/finetune"
     seed: int = 0
+    decision_weight: float = 1.0  # loss weight of each trained span's first token(s)
+    decision_tokens: int = 1  # how many opening tokens of a span take decision_weight
 
 
 @dataclass
@@ -166,7 +168,8 @@ def finetune(model: Any, dataset: Sequence[dict[str, Any]] | str | Path, *,
     net.train()
     with _progress(total) as advance:
         for window in _windows(dataset, config, total, _pad_id(net)):
-            loss, tokens = accumulate(net, window)
+            loss, tokens = accumulate(net, window, config.decision_weight,
+                                      config.decision_tokens)
             torch.nn.utils.clip_grad_norm_(params, config.max_grad_norm)
             opt.step()
             opt.zero_grad(set_to_none=True)
@@ -230,29 +233,67 @@ def load_examples(path: str | Path) -> list[dict[str, list[int]]]:
     return out
 
 
-def accumulate(net: Any, window: list[dict[str, Any]]) -> tuple[float, int]:
+def decision_weights(targets: Sequence[int], weight: float, first: int = 1) -> list[float]:
+    """Loss weight per target position: `weight` on each trained span's first `first` tokens.
+
+    The opening of an assistant turn is where the model decides between a `<tool_call>` and a
+    text answer; the rest of the span weighs 1, masked positions 0.
+
+    A no-call reply is a few tokens and a call many, so per-token loss gives that decision a
+    small share; `weight` > 1 raises it.
+    """
+    out, run = [], 0
+    for x in targets:
+        if x == IGNORE:
+            out.append(0.0)
+            run = 0
+            continue
+        out.append(weight if run < first else 1.0)
+        run += 1
+    return out
+
+
+def accumulate(net: Any, window: list[dict[str, Any]], decision_weight: float = 1.0,
+               decision_tokens: int = 1) -> tuple[float, int]:
     """Backpropagate one accumulated batch; returns (loss per trainable token, token count).
 
     Every micro-batch's summed token loss is divided by the trainable tokens of the whole
-    window, so long and short examples weigh by their tokens, not per example. Logits are
-    computed only at positions whose next token is trained (`logits_to_keep`): agent samples
-    are mostly masked prompt and tool text, and the vocabulary projection of every other
-    position would be thrown away.
+    window, so long and short examples weigh by their tokens, not per example. With
+    `decision_weight` != 1 each token's loss is weighted (`decision_weights`) and the sum is
+    divided by the window's summed weights instead (the loss is then that weighted mean).
+    Logits are computed only at positions whose next token is trained (`logits_to_keep`):
+    agent samples are mostly masked prompt and tool text, and the vocabulary projection of
+    every other position would be thrown away.
     """
     torch = _torch()
     tokens = sum(int((b["labels"][:, 1:] != IGNORE).sum()) for b in window)
+    weights = [_weights(torch, b["labels"][:, 1:], decision_weight, decision_tokens)
+               for b in window]
+    norm = tokens if weights[0] is None else float(sum(w.sum() for w in weights))
     total = 0.0
-    for batch in window:
+    for batch, weight in zip(window, weights, strict=True):
         targets = batch["labels"][:, 1:]
         keep = (targets != IGNORE).any(dim=0).nonzero().squeeze(1)
         logits = net(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
                      logits_to_keep=keep).logits
-        summed = torch.nn.functional.cross_entropy(
-            logits.reshape(-1, logits.size(-1)).float(), targets[:, keep].reshape(-1),
-            ignore_index=IGNORE, reduction="sum")
-        (summed / tokens).backward()
+        flat = logits.reshape(-1, logits.size(-1)).float()
+        if weight is None:
+            summed = torch.nn.functional.cross_entropy(
+                flat, targets[:, keep].reshape(-1), ignore_index=IGNORE, reduction="sum")
+        else:
+            each = torch.nn.functional.cross_entropy(
+                flat, targets[:, keep].reshape(-1), ignore_index=IGNORE, reduction="none")
+            summed = (each * weight[:, keep].reshape(-1)).sum()
+        (summed / norm).backward()
         total += float(summed.detach())
-    return total / tokens, tokens
+    return total / norm, tokens
+
+
+def _weights(torch: Any, targets: Any, weight: float, first: int) -> Any:
+    """The batch's `decision_weights` as a tensor, or None for plain per-token loss."""
+    if weight == 1.0:
+        return None
+    return torch.tensor([decision_weights(row, weight, first) for row in targets.tolist()])
 
 
 def prepare_model(model: Any, config: TrainConfig) -> Any:
@@ -371,6 +412,11 @@ def _check(config: TrainConfig, dataset: Sequence[dict[str, list[int]]]) -> None
     if config.method not in ("lora", "full"):
         raise UserError("train.method", f"unknown method {config.method!r}",
                         "Use method: lora or full.")
+    if config.decision_weight <= 0 or config.decision_tokens < 1:
+        raise UserError("train.decision_weight", f"decision_weight {config.decision_weight} "
+                        f"and decision_tokens {config.decision_tokens} give no valid weighting",
+                        "Use decision_weight > 0 (1: plain per-token loss) and "
+                        "decision_tokens >= 1.")
     if not dataset:
         raise UserError("train.empty", "the dataset has no examples",
                         "Pass tokenized examples (input_ids, attention_mask, labels).")

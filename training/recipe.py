@@ -16,7 +16,8 @@ call grammar of the Hermes text mode appended, the request as the user turn, cal
   several schemas, one right, every argument filled;
 - `irrelevant` rows: a task of one framework offered only another domain's operations, and
   `near_miss` rows: a task offered only its own framework's operations that its run never
-  called; the answer is text, no call.
+  called, and `hard_negative` rows: the task offered only such operations that share words
+  with the request or its run's operations; the answer is text, no call.
 
 The names and arguments are a4a's world vocabulary. `next_call_cases` and `next_call_accuracy`
 give the per-turn inner metric: the conversation up to each gold call, the model's next call
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +48,10 @@ REFUSALS = (
     "The tools I have do not cover this request, so no call is made.",
 )
 Chat = list[dict[str, str]]
+READ_VERBS = frozenset({"get", "list", "search", "find", "count", "read", "show", "lookup",
+                        "check", "query", "view", "describe"})  # a reader may well answer it
+STOP_WORDS = frozenset({"id", "get", "list", "the", "a", "an", "of", "to", "for", "in", "on",
+                        "and", "or", "my", "me", "i", "is", "it", "with", "by", "all", "what"})
 
 
 @dataclass(frozen=True)
@@ -168,6 +174,47 @@ def near_miss_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
     return _row(chat, record, "near_miss")
 
 
+def _words(*texts: str) -> set[str]:
+    """Lower-case words of names and text, `_` split, a plural `s` dropped (`orders` ~ `order`)."""
+    out = set()
+    for text in texts:
+        for w in re.findall(r"[a-z0-9]+", text.lower().replace("_", " ")):
+            out.add(w[:-1] if len(w) > 3 and w.endswith("s") else w)
+    return out
+
+
+def _schema_words(tool: ToolSchema) -> set[str]:
+    return _words(tool.name, *(tool.parameters.get("properties") or {}))
+
+
+def hard_negative_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
+                      ) -> dict[str, Any] | None:
+    """The task offered only unused sibling operations sharing its words; a text reply.
+
+    Siblings: operations its run never called whose name or argument names share a word with
+    the request or with the operations it did call. The request names the right nouns, the
+    offered operations act on them with another verb than the run's (and none is a reader, a
+    name with a word of `READ_VERBS`, which might answer a question after all): "no tool
+    fits" when the tools look like they might. None when no such operation shares a word.
+    """
+    used = {e["name"] for e in _world_calls(record.get("events", []), fw.tools)}
+    if not used:
+        return None
+    near = _words(record["task"]) | set().union(*(_schema_words(fw.tools[n]) for n in used))
+    near -= STOP_WORDS
+    verbs = {n.split("_")[0] for n in used}
+    rest = [n for n in sorted(set(fw.tools) - used)
+            if n.split("_")[0] not in verbs and not set(n.split("_")) & READ_VERBS]
+    scored = [(len(_schema_words(fw.tools[n]) & near), n) for n in rest]
+    rng.shuffle(scored)
+    best = [n for k, n in sorted(scored, key=lambda x: -x[0]) if k > 0]
+    if not best:
+        return None
+    names = best[:rng.randint(1, 2)]
+    chat = render([fw.tools[n] for n in names], record["task"], [], rng.choice(REFUSALS))
+    return _row(chat, record, "hard_negative")
+
+
 def _fullest_call(calls: Sequence[Mapping[str, Any]], task: str) -> Mapping[str, Any] | None:
     """The call with most arguments all written in the request, else the first call.
 
@@ -199,8 +246,8 @@ def call_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
 
 def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, FrameworkSpec],
                *, irrelevant_every: int = 4, agents_per_run: int | None = 1,
-               near_miss_every: int = 0, call_every: int = 0, seed: int = 0
-               ) -> list[dict[str, Any]]:
+               near_miss_every: int = 0, call_every: int = 0, hard_negative_every: int = 0,
+               seed: int = 0) -> list[dict[str, Any]]:
     """Task, per-agent and irrelevance rows of completed runs, deduplicated.
 
     Args:
@@ -210,6 +257,8 @@ def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, Fr
         agents_per_run: Per-agent rows kept per run (drawn; None: all).
         near_miss_every: One near-miss row (`near_miss_row`) per this many runs (0: none).
         call_every: One single-call row (`call_row`) per this many runs (0: none).
+        hard_negative_every: One hard-negative row (`hard_negative_row`) per this many runs
+            (0: none).
         seed: Seed of the distractor and irrelevance draws.
     """
     rng = random.Random(seed)
@@ -234,6 +283,9 @@ def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, Fr
         if call_every and n % call_every == 0:
             single = call_row(record, fw, rng)
             rows += [single] if single else []
+        if hard_negative_every and n % hard_negative_every == 0:
+            hard = hard_negative_row(record, fw, rng)
+            rows += [hard] if hard else []
     return list(data.dedup(rows))
 
 
@@ -282,3 +334,17 @@ def next_call_accuracy(generate: Callable[[Chat], str], cases: Sequence[Mapping[
                        ) -> dict[str, float | int]:
     """`accuracy` (n, accuracy, se) of `generate`'s next call over `cases`."""
     return accuracy([same_call(generate(list(c["prompt"])), c["gold"]) for c in cases])
+
+
+def decision_accuracy(generate: Callable[[Chat], str], chats: Sequence[Chat]
+                      ) -> dict[str, float | int]:
+    """`accuracy` of the call/no-call decision at each chat's first assistant turn.
+
+    Right when the model's reply holds a call exactly when the gold turn does (for a no-call
+    row: no valid call, as BFCL scores irrelevance); the call itself is not compared.
+    """
+    verdicts = []
+    for chat in chats:
+        i = next(k for k, m in enumerate(chat) if m["role"] == "assistant")
+        verdicts.append(bool(_calls_in(generate(chat[:i]))) == bool(_calls_in(chat[i]["content"])))
+    return accuracy(verdicts)

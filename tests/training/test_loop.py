@@ -18,6 +18,7 @@ from a4a.training.loop import (  # noqa: E402
     IGNORE,
     accumulate,
     collate,
+    decision_weights,
     finetune,
     load_examples,
     merge_and_export,
@@ -139,6 +140,36 @@ def test_loss_is_normalised_by_trainable_tokens_of_the_window(base_dir: Path) ->
     assert together == pytest.approx(loss, rel=1e-5)
     for g, p in zip(grads, model.parameters(), strict=True):
         assert torch.allclose(g, p.grad, atol=1e-6)
+
+
+def test_decision_weights_mark_each_span_opening() -> None:
+    targets = [IGNORE, 7, 8, 9, IGNORE, IGNORE, 4, 5, IGNORE, 6]
+    assert decision_weights(targets, 5.0) == [0, 5, 1, 1, 0, 0, 5, 1, 0, 5]
+    assert decision_weights(targets, 3.0, first=2) == [0, 3, 3, 1, 0, 0, 3, 3, 0, 3]
+    assert decision_weights(targets, 1.0) == [float(x != IGNORE) for x in targets]
+
+
+def test_weighted_loss_is_the_weighted_mean_of_token_losses(base_dir: Path) -> None:
+    model = _base(base_dir)
+    ex = {"input_ids": [5, 6, 7, 8, 9, 10, 11], "attention_mask": [1] * 7,
+          "labels": [IGNORE, IGNORE, 7, 8, IGNORE, 10, 11]}  # spans 7 8 | 10 11
+    weights = decision_weights(ex["labels"][1:], 4.0)
+    assert weights == [0, 4, 1, 0, 4, 1]
+    with torch.no_grad():
+        logp = torch.log_softmax(model(input_ids=torch.tensor([ex["input_ids"]])).logits[0], -1)
+    by_hand = -sum(w * float(logp[pos, ex["labels"][pos + 1]])
+                   for pos, w in enumerate(weights) if w)
+    loss, tokens = accumulate(model, [collate([ex], 0)], decision_weight=4.0)
+    assert tokens == 4
+    assert loss == pytest.approx(by_hand / 10, rel=1e-5)
+    plain, _ = accumulate(model, [collate([ex], 0)])
+    assert plain != pytest.approx(loss, rel=1e-3)
+
+
+def test_bad_decision_weight_is_a_user_error(base_dir: Path, tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="decision_weight"):
+        finetune(str(base_dir), _examples(2), output_dir=tmp_path, max_steps=1,
+                 decision_weight=0.0)
 
 
 def test_seeded_runs_repeat(base_dir: Path, tmp_path: Path) -> None:

@@ -135,6 +135,36 @@ def test_near_miss_rows_offer_the_framework_but_none_of_the_tools_its_run_called
         assert row["messages"][-1]["content"] in recipe.REFUSALS
 
 
+def test_hard_negative_rows_offer_unused_siblings_sharing_words_with_the_request() -> None:
+    def tool(name: str, *args: str) -> Any:
+        from a4a.runtime.llm.base import ToolSchema
+
+        return ToolSchema(name, name, {"type": "object",
+                                       "properties": {a: {"type": "string"} for a in args}})
+
+    names = {"cancel_order": ("order_id",), "get_order": ("order_id",),
+             "refund_order": ("order_id",), "ship_order": ("order_id",),
+             "list_orders": (), "search_orders": ("query",), "add_customer": ("name",)}
+    fw = recipe.Framework("shop", {n: tool(n, *a) for n, a in names.items()})
+    record = {"task": "Cancel order ORD-1.", "framework_id": "shop", "task_id": "t",
+              "events": [{"type": "tool_call", "name": n, "arguments": {"order_id": "ORD-1"}}
+                         for n in ("get_order", "cancel_order")]}
+    seen = set()
+    for seed in range(20):
+        row = recipe.hard_negative_row(record, fw, random.Random(seed))
+        assert row is not None and row["meta"]["kind"] == "hard_negative"
+        system = row["messages"][0]["content"]
+        offered = {n for n in names if f'"name": "{n}"' in system}
+        assert offered and offered <= {"refund_order", "ship_order"}  # no reader, no other noun
+        assert row["messages"][-1]["content"] in recipe.REFUSALS
+        seen |= offered
+    assert seen == {"refund_order", "ship_order"}
+    lone = {**record, "events": record["events"][:1]}
+    assert recipe.hard_negative_row({**lone, "events": []}, fw, random.Random(0)) is None
+    only = recipe.Framework("shop", {n: fw.tools[n] for n in ("get_order", "add_customer")})
+    assert recipe.hard_negative_row(lone, only, random.Random(0)) is None
+
+
 def test_call_rows_end_at_one_call_of_the_run_among_sibling_operations(runs: Any) -> None:
     specs, records = runs
     rows = recipe.build_rows(records, specs, irrelevant_every=0, call_every=1)
@@ -165,3 +195,22 @@ def test_call_rows_take_the_call_whose_arguments_the_request_states() -> None:
     assert recipe._fullest_call(calls, "Grade A-1 as 70.") == calls[1]
     assert recipe._fullest_call(calls, "Grade the last one.") == calls[0]
     assert recipe._fullest_call([], "anything") is None
+
+
+def test_decision_accuracy_scores_whether_the_first_reply_calls() -> None:
+    tools: list[Any] = []
+    call = recipe.render(tools, "Grade SUB-6.", [{"id": "c1", "name": "grade",
+                                                 "arguments": {"id": "SUB-6"}, "result": "ok"}],
+                         "Done.")
+    refuse = recipe.render(tools, "Bake a cake.", [], recipe.REFUSALS[0])
+    text = "I cannot."
+    called = '<tool_call>\n{"name": "other", "arguments": {}}\n</tool_call>'
+    always_call = recipe.decision_accuracy(lambda p: called, [call, refuse])
+    assert always_call["n"] == 2 and always_call["accuracy"] == 0.5
+    assert recipe.decision_accuracy(lambda p: text, [call, refuse])["accuracy"] == 0.5
+    right = recipe.decision_accuracy(lambda p: called if "SUB-6" in p[-1]["content"] else text,
+                                     [call, refuse])
+    assert right["accuracy"] == 1.0
+    seen: list[Any] = []
+    recipe.decision_accuracy(lambda p: seen.append(p) or text, [call])
+    assert [m["role"] for m in seen[0]] == ["system", "user"]
