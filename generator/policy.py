@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cache
@@ -42,6 +43,10 @@ _WORDS = re.compile(r"[^\W\d_]{2,}")
 _CLAUSE = re.compile(r"(?:[^.!?。！？\n]|\.(?=[\w/~]))+[.!?。！？\n]*")
 _SPLIT_HYPHEN = re.compile(r"(?<=[^\W\d_])[-\u2010\u2011](?=[^\W\d_])")
 _BASE64 = re.compile(r"(?<![\w+/])[A-Za-z0-9+/]{16,}={0,2}")
+# Latin text run into CJK text ("能用sudo的shell"): no word boundary between them, so a reading
+# with a space at each change of script is screened too.
+_SCRIPT_CHANGE = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f])(?=[A-Za-z0-9])"
+                            r"|(?<=[A-Za-z0-9])(?=[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f])")
 # Borrowed vocabulary read in its English form whatever the sentence's language.
 _SECTIONS = ("verbs", "objects", "modifiers", "ownership")
 _ANYWHERE = ("objects.credential", "objects.malware", "objects.shell")
@@ -126,12 +131,14 @@ def screen(text: str) -> tuple[str, str] | None:
     """The first policy rule the request breaks, as (reason code, matched text).
 
     Where a hyphen splits a word ("ex-filtrate", "cust-omer") the text is also read with those
-    hyphens dropped; the intent rules see the classes of both readings ("made-up" stays
-    "made up" in the first).
+    hyphens dropped, and Latin words run into CJK text are read apart ("用sudo的"); the intent
+    rules see the classes of every reading ("made-up" stays "made up" in the first).
     """
     full = " \n".join([text, *decoded_fragments(text)])
     joined = _SPLIT_HYPHEN.sub("", full)
-    variants = list(dict.fromkeys([full, joined]))
+    nfkc = unicodedata.normalize("NFKC", full)
+    spaced = _SCRIPT_CHANGE.sub(" ", nfkc)
+    variants = list(dict.fromkeys([full, joined, *([spaced] if spaced != nfkc else [])]))
     return (_screen_intents([Text.of(v) for v in variants])
             or next((r for v in variants if (r := _screen_keywords(v))), None))
 
