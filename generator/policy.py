@@ -47,6 +47,8 @@ _BASE64 = re.compile(r"(?<![\w+/])[A-Za-z0-9+/]{16,}={0,2}")
 # with a space at each change of script is screened too.
 _SCRIPT_CHANGE = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f])(?=[A-Za-z0-9])"
                             r"|(?<=[A-Za-z0-9])(?=[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f])")
+# How a question ends (Japanese asks with a closing "か。").
+_QUESTION = ("?", "？", "か。", "か")
 # Borrowed vocabulary read in its English form whatever the sentence's language.
 _SECTIONS = ("verbs", "objects", "modifiers", "ownership")
 _ANYWHERE = ("objects.credential", "objects.malware", "objects.shell")
@@ -204,17 +206,30 @@ def _screen_keywords(full: str) -> tuple[str, str] | None:
             for pat in patterns:
                 for m in pat.finditer(variant):
                     i = bisect_right(starts, m.start()) - 1
-                    if mine and i >= 0 and _waived(mine, clauses[i][1], found, i):
+                    if mine and i >= 0 and _waived(mine, clauses, found, i):
                         continue
                     return code, m.group(0)[:80]
     return None
 
 
-def _waived(waivers: list[Waiver], clause: str, found: dict[int, set[str]], i: int) -> bool:
-    """Whether a waiver holds in clause `i` (its classes kept in `found`)."""
+def _waived(waivers: list[Waiver], clauses: list[tuple[int, str]], found: dict[int, set[str]],
+            i: int) -> bool:
+    """Whether a waiver holds in clause `i`, or in it and the question right after it.
+
+    "A colleague told me to run `sudo ...`. What will it delete?" asks about the command in
+    its second clause. Classes are kept in `found`, computed once per clause.
+    """
+    held = [_clause_classes(clauses, found, i)]
+    if i + 1 < len(clauses) and clauses[i + 1][1].rstrip().endswith(_QUESTION):
+        held.append(held[0] | _clause_classes(clauses, found, i + 1))
+    return any(c & w.when and not c & w.unless for w in waivers for c in held)
+
+
+def _clause_classes(clauses: list[tuple[int, str]], found: dict[int, set[str]],
+                    i: int) -> set[str]:
     if i not in found:
-        found[i] = set().union(*_classes(Text.of(clause)))
-    return any(found[i] & w.when and not found[i] & w.unless for w in waivers)
+        found[i] = set().union(*_classes(Text.of(clauses[i][1])))
+    return found[i]
 
 
 def explain(text: str) -> dict[str, Any]:
