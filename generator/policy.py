@@ -137,8 +137,8 @@ def screen(text: str) -> tuple[str, str] | None:
     rules see the classes of every reading ("made-up" stays "made up" in the first).
     """
     full = " \n".join([text, *decoded_fragments(text)])
-    joined = _SPLIT_HYPHEN.sub("", full)
-    nfkc = unicodedata.normalize("NFKC", full)
+    nfkc = unicodedata.normalize("NFKC", full)  # a full-width hyphen splits words too
+    joined = _SPLIT_HYPHEN.sub("", nfkc)
     spaced = _SCRIPT_CHANGE.sub(" ", nfkc)
     variants = list(dict.fromkeys([full, joined, *([spaced] if spaced != nfkc else [])]))
     return (_screen_intents([Text.of(v) for v in variants])
