@@ -20,6 +20,7 @@ from a4a.generator.text import (
     literal_regex,
     normalize,
     term_tokens,
+    terms,
 )
 from a4a.runtime import knowledge
 
@@ -198,10 +199,16 @@ _WEAK_VERBS = frozenset({"list", "get", "search"})
 
 @cache
 def _op_verbs() -> dict[str, re.Pattern[str]]:
-    """Per pack: the verbs its operations start with, in their inflected forms."""
+    """Per pack: the verbs its operations start with, and the change verbs among their
+    one-word keywords ("write", "compose" of `save_draft`), in their inflected forms."""
+    change = compile_terms(t for lang, t in terms("analysis", "duty").get("change", ())
+                           if lang == "en")
     out = {}
     for pid, pack in knowledge.domain_packs().items():
-        verbs = {op.name.split("_", 1)[0] for op in pack.operations} - _WEAK_VERBS
+        verbs = {op.name.split("_", 1)[0] for op in pack.operations}
+        verbs |= {k for op in pack.operations for k in op.keywords
+                  if " " not in k and change is not None and change.fullmatch(k)}
+        verbs -= _WEAK_VERBS
         stems = {v[:-1] if v.endswith("e") and len(v) > 3 else v for v in verbs}
         out[pid] = re.compile(rf"^(?:{'|'.join(sorted(map(re.escape, stems)))})"
                               r"(?:e|es|s|ed|d|ing)?$")
