@@ -199,8 +199,11 @@ _WEAK_VERBS = frozenset({"list", "get", "search"})
 
 @cache
 def _op_verbs() -> dict[str, re.Pattern[str]]:
-    """Per pack: the verbs its operations start with, and the change verbs among their
-    one-word keywords ("write", "compose" of `save_draft`), in their inflected forms."""
+    """Per pack: the verbs of its operations, in their inflected forms.
+
+    The verbs its operation names start with, and the change verbs among their one-word
+    keywords ("write" and "compose" of `save_draft`).
+    """
     change = compile_terms(t for lang, t in terms("analysis", "duty").get("change", ())
                            if lang == "en")
     out = {}
