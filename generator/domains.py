@@ -20,6 +20,7 @@ from a4a.generator.text import (
     literal_regex,
     normalize,
     term_tokens,
+    terms,
 )
 from a4a.runtime import knowledge
 
@@ -187,3 +188,51 @@ def select_domains(scores: dict[str, int], departments: bool = True) -> tuple[st
     if departments:
         return tuple(ranked[:8])
     return tuple(p for p in ranked if scores[p] == top or scores[p] >= 2)[:2]
+
+
+# An action on a pack's lone term: the verb of one of its operations this few words before
+# the term ("sends ... by email") or right after it ("emails sent"). Verbs that as often name
+# a thing ("a web search", "the list") do not count.
+_VERB_BEFORE, _VERB_AFTER = 4, 2
+_WEAK_VERBS = frozenset({"list", "get", "search"})
+
+
+@cache
+def _op_verbs() -> dict[str, re.Pattern[str]]:
+    """Per pack: the verbs of its operations, in their inflected forms.
+
+    The verbs its operation names start with, and the change verbs among their one-word
+    keywords ("write" and "compose" of `save_draft`).
+    """
+    change = compile_terms(t for lang, t in terms("analysis", "duty").get("change", ())
+                           if lang == "en")
+    out = {}
+    for pid, pack in knowledge.domain_packs().items():
+        verbs = {op.name.split("_", 1)[0] for op in pack.operations}
+        verbs |= {k for op in pack.operations for k in op.keywords
+                  if " " not in k and change is not None and change.fullmatch(k)}
+        verbs -= _WEAK_VERBS
+        stems = {v[:-1] if v.endswith("e") and len(v) > 3 else v for v in verbs}
+        out[pid] = re.compile(rf"^(?:{'|'.join(sorted(map(re.escape, stems)))})"
+                              r"(?:e|es|s|ed|d|ing)?$")
+    return out
+
+
+def acted_on(pid: str, terms: tuple[str, ...], norm: str) -> bool:
+    """Whether the request acts on one of the pack's terms with one of its operations' verbs.
+
+    "sends the report by email" names the email pack through `send_email`: a lone term with
+    such a verb beside it is as plain as two distinct terms.
+    """
+    verbs = _op_verbs().get(pid)
+    heads = {t.split()[0] for t in terms if t.split()}
+    if verbs is None or not heads:
+        return False
+    for sentence in _SENTENCE_END.split(norm):
+        words = _WORD.findall(sentence)
+        for i, w in enumerate(words):
+            if w in heads:
+                near = words[max(0, i - _VERB_BEFORE):i] + words[i + 1:i + 1 + _VERB_AFTER]
+                if any(verbs.match(x) for x in near):
+                    return True
+    return False

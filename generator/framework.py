@@ -98,7 +98,10 @@ def _adopt_unowned(intent: IntentSpec, areas: tuple[Area, ...], plans: tuple[Age
     with the fewest areas on a tie), so no capability the request needs goes unserved.
     """
     wanted = {c.split(".", 1)[1] for c in intent.capabilities}
-    held = {(a.domain, a.resource) for p in plans for a in p.areas}
+    arche = knowledge.archetypes()
+    # An area held only by roles that take no tools (a coordinator) is served by nobody.
+    held = {(a.domain, a.resource) for p in plans if arche[p.archetype]["tools"] != "none"
+            for a in p.areas}
     hands = [i for i, p in enumerate(plans) if p.archetype in _HANDS_ON]
     asked = bm25(f"{intent.text} {gloss(intent.text, lang)}", _area_docs(areas))
     top = max(asked, default=0.0)

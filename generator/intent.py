@@ -11,7 +11,13 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from a4a.generator.analysis import RequestAnalysis, analyse
-from a4a.generator.domains import alternation, domain_hits, names_departments, select_domains
+from a4a.generator.domains import (
+    acted_on,
+    alternation,
+    domain_hits,
+    names_departments,
+    select_domains,
+)
 from a4a.generator.text import Text, fold, normalize
 from a4a.runtime import knowledge
 
@@ -65,6 +71,8 @@ class RuleIntentParser:
         hits = domain_hits(Text(norm, norm, fold(norm)))
         # A multi-word phrase ("on the web", "stock market") is precise: it counts twice.
         scores = {p: sum(2 if " " in w else 1 for w in h) for p, h in hits.items()}
+        # A lone term the request acts on with one of the pack's verbs counts as two.
+        scores |= {p: 2 for p, s in scores.items() if s == 1 and acted_on(p, hits[p], norm)}
         domains = select_domains(scores, names_departments(norm))
         packs = knowledge.domain_packs()
         chosen = domains[:8] or ("generic",)

@@ -29,7 +29,7 @@ REASONING = frozenset({"debater", "judge", "reviewer", "writer", "planner", "syn
                        "coordinator", "router", "communicator"})
 # Read-only archetypes that may still save what they draft, and how close to the best match a
 # write operation must come for that.
-DRAFTERS = frozenset({"writer"})
+DRAFTERS = frozenset({"writer", "communicator"})
 DRAFT_SHARE = 0.6
 
 
@@ -103,9 +103,17 @@ def gloss(text: str, lang: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def implies_change(duty: str) -> bool:
-    """Whether a duty clause asks the agent to change something (create, update, send ...)."""
-    return any(h.cls == "duty.change" for h in _change_index().find(Text.of(duty)))
+def implies_change(duty: str, lang: str = "en") -> bool:
+    """Whether a duty clause asks the agent to change something (create, update, send ...).
+
+    `lang` is the request's language: a short clause of a German request ("newsletter
+    verwalten") may read as English on its own, so its language's verbs count too.
+    """
+    text = Text.of(duty)
+    hits = _change_index().find(text)
+    if lang != "en":
+        hits += _change_index().find_in(text, lang)
+    return any(h.cls == "duty.change" for h in hits)
 
 
 def rank_operations(plan: AgentPlan, request: str = "") -> list[ToolChoice]:
@@ -126,12 +134,13 @@ def rank_operations(plan: AgentPlan, request: str = "") -> list[ToolChoice]:
     own = bm25(f"{work} {gloss(work, lang)} {plan.name.replace('_', ' ')}", docs)
     context = bm25(f"{request} {gloss(request, lang)}", docs) if request else [0.0] * len(ops)
     order = sorted(range(len(ops)), key=lambda i: (-own[i], -context[i], i))
-    drafts = _drafted(plan, policy, [(own[i], ops[i][2].writes) for i in range(len(ops))])
-    rows = [_choice(plan, policy, ops[i], own[i], context[i], drafts) for i in order]
+    drafts = _drafted(plan, policy, [(own[i], ops[i][2].writes) for i in range(len(ops))], lang)
+    rows = [_choice(plan, policy, ops[i], own[i], context[i], drafts, lang) for i in order]
     return _cap(rows)
 
 
-def _drafted(plan: AgentPlan, policy: str, scored: list[tuple[float, bool]]) -> float:
+def _drafted(plan: AgentPlan, policy: str, scored: list[tuple[float, bool]],
+             lang: str = "en") -> float:
     """The least relevance at which a writer may hold a change its own work names.
 
     A writer is read-only, but one whose work is to draft or save (replies saved as
@@ -141,19 +150,19 @@ def _drafted(plan: AgentPlan, policy: str, scored: list[tuple[float, bool]]) -> 
     if plan.archetype not in DRAFTERS or policy != "read" or not plan.writes:
         return float("inf")
     top = max((s for s, writes in scored if writes), default=0.0)
-    if top <= 0 or not implies_change(plan.duty or plan.focus):
+    if top <= 0 or not implies_change(plan.duty or plan.focus, lang):
         return float("inf")
     return DRAFT_SHARE * top
 
 
 def _choice(plan: AgentPlan, policy: str, op: tuple[str, str, Any], own: float,
-            context: float, drafts: float) -> ToolChoice:
+            context: float, drafts: float, lang: str = "en") -> ToolChoice:
     d, n, spec = op
     tool = f"{d}.{n}"
     if not plan.duty:  # a structural agent: its areas, by the archetype's policy
         may_write = policy == "write" and plan.writes
     else:
-        may_write = policy == "write" and plan.writes and implies_change(plan.duty)
+        may_write = policy == "write" and plan.writes and implies_change(plan.duty, lang)
     if spec.writes and not may_write:
         if own >= drafts:
             return ToolChoice(tool, own, True, "the work is to draft or save this")

@@ -106,3 +106,14 @@ def test_gate_literal_is_a_word_every_match_holds(term: str, literal: tuple[str,
 ])
 def test_packs_are_named_in_the_other_languages(text: str, pack: str) -> None:
     assert pack in domains.domain_hits(Text.of(text))
+
+
+@pytest.mark.parametrize(("text", "term", "acted"), [
+    ("it sends via sms or email the care instructions", "email", True),
+    ("a main agent writes the required emails", "emails", True),
+    ("email drafts saved for review", "email", True),
+    ("a web search on email topics", "email", False),  # "search" as often names a thing
+    ("short summaries of each email", "email", False)])
+def test_a_lone_term_counts_twice_when_the_request_acts_on_it(text: str, term: str,
+                                                               acted: bool) -> None:
+    assert domains.acted_on("email", (term,), text) is acted

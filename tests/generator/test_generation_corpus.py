@@ -200,8 +200,8 @@ def test_bench_runs_and_never_prints_heldout_cases(gq: ModuleType,
 
 # Floors about one point under the measured figures of the whole corpus, both batches
 # (percent; hits are counts): a change that loses ground fails.
-FLOORS = {"tuning": {"family": 91.0, "roles": 88.5, "tools": 75.0, "count": 90.0},
-          "heldout": {"family": 72.5, "roles": 77.5, "tools": 67.5, "count": 72.5}}
+FLOORS = {"tuning": {"family": 91.0, "roles": 88.5, "tools": 79.0, "count": 90.0},
+          "heldout": {"family": 72.5, "roles": 77.5, "tools": 68.0, "count": 72.5}}
 MAX_HITS = {"tuning": 1, "heldout": 4}
 
 

@@ -185,3 +185,22 @@ def test_a_help_center_assistant_searches_the_knowledge_base() -> None:
     tools = _holders(request)
     assert "world:customer_support.search_articles" in tools
     assert "world:customer_support.publish_article" not in tools
+
+
+def test_a_short_duty_of_a_german_request_asks_for_a_change_in_german() -> None:
+    duty = "newsletter-system verwalten & verbessern"  # reads as English on its own
+    assert not implies_change(duty)
+    assert implies_change(duty, "de")
+
+
+def test_a_communicator_saves_the_drafts_its_duty_names() -> None:
+    plan = AgentPlan("email_assistant", "communicator", "drafts replies to customer emails",
+                     _mailbox(), duty="drafts replies to customer emails")
+    assert "email.save_draft" in _kept(plan)
+
+
+def test_a_debater_may_search_the_web_the_request_asks_for() -> None:
+    plan = AgentPlan("expert", "debater", "argues for the proposal")
+    tools = {c.tool for c in rank_builtins(plan, "Search the web for evidence.", set())
+             if c.kept}
+    assert "builtin:web_search" in tools
