@@ -5,8 +5,13 @@ as the embedded backend prompts an agent turn (a4a.training.bfcl: tools and call
 text mode in the system prompt, the question as the user turn) and decoded greedily.
 Irrelevance counts a reply with no valid call as correct, as BFCL does.
 
+With `--call-threshold P` (hermes mode) the model calls only where its probability of opening
+a `<tool_call>` is at least P (a4a.training.calibrate; fit P on a4a's own held-out rows with
+bench/decision_margin.py, never on BFCL); below it the reply is a text answer, recorded as
+"(no call: P(call) below the threshold)" and not decoded, since any text scores the same.
+
 Usage: python bench/bfcl.py [--model DIR] [--limit N] [--categories simple_python,...]
-       [--mode hermes] [--max-new-tokens 256] [--json]
+       [--mode hermes] [--max-new-tokens 256] [--call-threshold P] [--json]
 `--model` is a Hugging Face model directory (default: the embedded SmolLM2-135M-Instruct that
 `a4a models pull` caches; or a merged fine-tuned checkpoint). `--limit` takes the first N
 items of each category. Run it niced on a shared machine: one torch thread.
@@ -21,30 +26,39 @@ import time
 from pathlib import Path
 from typing import Any
 
+BELOW = "(no call: P(call) below the threshold)"
+
 
 def run(model: Path | None, categories: list[str], limit: int | None, mode: str,
-        max_new_tokens: int) -> dict[str, Any]:
+        max_new_tokens: int, call_threshold: float | None = None) -> dict[str, Any]:
     """Score `model` on each category; per-item verdicts and the summary."""
     from a4a.runtime.llm.base import LLMRequest
-    from a4a.runtime.llm.local import LocalLLM
-    from a4a.training import bfcl
+    from a4a.runtime.llm.local import LocalLLM, chat_messages
+    from a4a.training import bfcl, calibrate
 
     check = bfcl.checker()
     llm = LocalLLM(model, max_new_tokens=max_new_tokens)
+    probe = calibrate.CallProbe(llm) if call_threshold is not None else None
     verdicts: dict[str, list[bool]] = {}
     items: list[dict[str, Any]] = []
     start = time.perf_counter()
     for category in categories:
         verdicts[category] = []
         for item in bfcl.load(category, limit):
-            reply = llm.generate(LLMRequest(bfcl.messages(item, mode), tool_mode=mode))
-            calls = bfcl.calls(reply.message.content, mode, item)
+            msgs = bfcl.messages(item, mode)
+            p = probe(chat_messages(msgs, mode)) if probe else None
+            if p is not None and call_threshold is not None and p < call_threshold:
+                text = BELOW
+            else:
+                text = llm.generate(LLMRequest(msgs, tool_mode=mode)).message.content
+            calls = bfcl.calls(text, mode, item)
             ok = bfcl.correct(item, calls, check)
             verdicts[category].append(ok)
-            items.append({"id": item.id, "correct": ok, "calls": calls})
-            print(json.dumps({"id": item.id, "correct": ok,
-                              "reply": reply.message.content[:200]}), file=sys.stderr, flush=True)
+            items.append({"id": item.id, "correct": ok, "calls": calls, "p_call": p})
+            print(json.dumps({"id": item.id, "correct": ok, "p_call": p, "reply": text[:200]}),
+                  file=sys.stderr, flush=True)
     return {"model": str(llm.model_dir), "mode": mode, "limit": limit,
+            "call_threshold": call_threshold,
             "seconds": round(time.perf_counter() - start, 1),
             "categories": bfcl.summary(verdicts), "items": items}
 
@@ -59,11 +73,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--categories", default=",".join(bfcl.CATEGORIES))
     ap.add_argument("--mode", default="hermes", choices=("hermes", "xml", "react"))
     ap.add_argument("--max-new-tokens", type=int, default=256)
+    ap.add_argument("--call-threshold", type=float, default=None,
+                    help="call only where P(<tool_call> first) >= this (hermes mode)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    if args.call_threshold is not None and args.mode != "hermes":
+        ap.error("--call-threshold reads the hermes call opening: use --mode hermes")
     try:
         result = run(args.model, [c for c in args.categories.split(",") if c], args.limit,
-                     args.mode, args.max_new_tokens)
+                     args.mode, args.max_new_tokens, args.call_threshold)
     except A4AError as exc:
         print(json.dumps(exc.to_dict()) if args.json else f"error: {exc}", file=sys.stderr)
         return 2

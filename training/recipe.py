@@ -228,17 +228,19 @@ def _fullest_call(calls: Sequence[Mapping[str, Any]], task: str) -> Mapping[str,
 
 def call_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
              ) -> dict[str, Any] | None:
-    """The task and one world call of its run among 2 to MAX_TOOLS of the framework's operations.
+    """The task and one world call of its run among 1 to MAX_TOOLS of the framework's operations.
 
-    The call is the whole reply (the conversation stops at it): several schemas, one right, its
-    arguments filled. None without calls or without a sibling operation.
+    The call is the whole reply (the conversation stops at it): the right schema, alone or
+    among siblings, its arguments filled. The no-call rows offer 1 to 4 tools, so a call row
+    may offer its one tool alone: otherwise "a single tool offered" is learnt as "answer in
+    text" (BFCL's simple_python offers one function). None without calls.
     """
     calls = _world_calls(record.get("events", []), fw.tools)
     first = _fullest_call(calls, record["task"])
-    if first is None or len(fw.tools) < 2:
+    if first is None:
         return None
     others = [n for n in sorted(fw.tools) if n != first["name"]]
-    names = [first["name"], *rng.sample(others, min(len(others), rng.randint(1, MAX_TOOLS - 1)))]
+    names = [first["name"], *rng.sample(others, min(len(others), rng.randint(0, MAX_TOOLS - 1)))]
     rng.shuffle(names)
     chat = render([fw.tools[n] for n in names], record["task"], [first], "")
     return _row(chat[:-2], record, "call")

@@ -165,11 +165,12 @@ def test_hard_negative_rows_offer_unused_siblings_sharing_words_with_the_request
     assert recipe.hard_negative_row(lone, only, random.Random(0)) is None
 
 
-def test_call_rows_end_at_one_call_of_the_run_among_sibling_operations(runs: Any) -> None:
+def test_call_rows_end_at_one_call_of_the_run_alone_or_among_siblings(runs: Any) -> None:
     specs, records = runs
     rows = recipe.build_rows(records, specs, irrelevant_every=0, call_every=1)
     calls = [r for r in rows if r["meta"]["kind"] == "call"]
     assert len(calls) == len({r["task_id"] for r in records})
+    sizes = set()
     for row in calls:
         spec = specs[row["meta"]["framework_id"]]
         record = next(r for r in records if r["task_id"] == row["meta"]["task_id"])
@@ -179,13 +180,23 @@ def test_call_rows_end_at_one_call_of_the_run_among_sibling_operations(runs: Any
         stated = [c for c in made if all(str(v) in record["task"] for v in c["arguments"].values())]
         (gold,) = [c["gold"] for c in recipe.next_call_cases([chat])]
         assert gold in made and gold["name"] in offered
-        assert 2 <= len(offered) <= recipe.MAX_TOOLS
+        assert 1 <= len(offered) <= recipe.MAX_TOOLS
+        sizes.add(len(offered))
         assert [r["role"] for r in chat] == ["system", "user", "assistant"]
         if stated:
             assert gold in stated
             assert len(gold["arguments"]) == max(len(c["arguments"]) for c in stated)
         else:
             assert gold == made[0]
+    # A lone tool is offered in call rows too, as in the no-call rows: its count is no cue.
+    record = next(r for r in records if r["task_id"] == calls[0]["meta"]["task_id"])
+    fw = recipe.Framework(record["framework_id"],
+                          recipe.world_tools(specs[record["framework_id"]]))
+    for seed in range(20):
+        row = recipe.call_row(record, fw, random.Random(seed))
+        assert row is not None
+        sizes.add(sum(f'"name": "{n}"' in row["messages"][0]["content"] for n in fw.tools))
+    assert 1 in sizes and max(sizes) > 1
 
 
 def test_call_rows_take_the_call_whose_arguments_the_request_states() -> None:
