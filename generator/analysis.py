@@ -17,6 +17,7 @@ from a4a.generator.domains import domain_hits
 from a4a.generator.lists import (
     bold_roles,
     chain_roles,
+    cjk_series_roles,
     english_enumerated_roles,
     enumerated_roles,
     header_roles,
@@ -332,6 +333,7 @@ def analyse(raw: str) -> RequestAnalysis:
         lex_roles, enumerated_roles(text, lang),
         english_enumerated_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else [],
         inline_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else [],
+        cjk_series_roles(raw[:20_000]),
         ordinal_roles(split) if lang == "en" else []]
     roles = _merge([headers, chain_roles(lines, offsets, lang), bold_roles(split, lang),
                     code_roles(split), *prose])

@@ -101,9 +101,16 @@ def _siblings(lines: list[str], found: list[tuple[str, str, str] | None]) -> lis
 _DUTY_VERB = re.compile(r"(?:[:：]|\s[-–—]\s)\s*(?:\*\*|__)?\s*[a-z]{3,}(?<!s)s\b")
 
 
+_NON_LATIN_DUTY = re.compile(r"(?:[:：]|\s[-–—]\s)\s*(?:\*\*|__)?[^\n]*"
+                             r"[\u3040-\u30ff\u4e00-\u9fff\u0400-\u04ff]{4}")
+
+
 def _does(line: str) -> bool:
-    """Whether a list item's duty opens with a verb in the third person ("Generates ...")."""
-    return bool(_DUTY_VERB.search(line.lower()))
+    """Whether a list item's duty opens with a third-person verb ("Generates ...").
+
+    A duty in a script whose verbs that test cannot read ("- 品質をチェック") counts too.
+    """
+    return bool(_DUTY_VERB.search(line.lower()) or _NON_LATIN_DUTY.search(line))
 
 
 _SIBLING = re.compile(r"^(?:\*\*|__)?(?P<title>[^*_:：\n()]{2,40}?)(?:\*\*|__)?\s*"
@@ -327,6 +334,24 @@ _NUMBERED_AGENT = re.compile(r"\bAgent\s+(?:\d{1,2}|[A-Z])\b\s*(?:[:(–—-]\s*
                              r"([^.;\n]{0,160}?)(?=[.;\n]|,?\s+(?:and\s+)?Agent\s+(?:\d|[A-Z])\b|$)")
 # "Planner (breaks down tasks), Coder (writes code)": titles with their duty in parentheses.
 _TITLE_DUTY = re.compile(r"\b([A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})\s*\(([^()\n]{3,100})\)")
+
+
+# "Architecture、Coding、Testing、DevOpsエージェント", "Planner、Coder和Reviewer智能体": Latin names
+# in series (CJK or Latin commas) before a CJK word for agents.
+_SERIES_CJK = re.compile(rf"((?:{_WORD_RUN}\s*[、，,]\s*)+{_WORD_RUN})\s*"
+                         r"(?:と|和|及び|および|以及)?\s*(?:の)?\s*(?:エージェント|智能体|代理)")
+
+
+def cjk_series_roles(raw: str) -> list[Role]:
+    """Latin role names in series before a Chinese or Japanese word for agents."""
+    out = []
+    for m in _SERIES_CJK.finditer(raw):
+        items = [i.strip() for i in re.split(r"\s*[、，,]\s*|\s*(?:と|和|及び|および|以及)\s*",
+                                             m.group(1)) if i.strip()]
+        if len(items) >= 2 and all(_named_item(i) for i in items):
+            out += [Role(slug(title_words(i)), i.lower(), "", "list", m.start() + k)
+                    for k, i in enumerate(items)]
+    return out
 
 
 # "agents for orders, returns and billing": one agent per area of work.

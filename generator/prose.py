@@ -138,6 +138,8 @@ def _pair(words: list[str]) -> tuple[str, str] | None:
 _FILLER_WORDS = frozenset("a an the one this that these those".split())
 _CODE = re.compile(r"`([a-z][a-z0-9]*(?:[_ -][a-z0-9]+){0,3})`")
 _AGENT_WORDS = frozenset("agent assistant bot".split())
+# `create_react_agent`, `make_supervisor_agent`: a function that makes agents, not one of them.
+_FACTORY_VERBS = frozenset("create make build new init spawn load setup get run".split())
 
 
 def code_roles(norm: str) -> list[Role]:
@@ -147,6 +149,8 @@ def code_roles(norm: str) -> list[Role]:
         if norm.rfind("\n", 0, m.start()) + 1 == norm.find("|", norm.rfind("\n", 0, m.start())):
             continue  # a table row: its cells are read as one role by the list rules
         words = re.split(r"[_ -]", m.group(1))
+        if words[0] in _FACTORY_VERBS:
+            continue
         if not (words[-1] in _AGENT_WORDS or (len(words) <= 3 and is_role_word(words[-1])
                                                and words[-1] not in BARE)):
             continue

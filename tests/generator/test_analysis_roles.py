@@ -162,3 +162,26 @@ def test_a_named_reviewer_that_already_loops_gets_no_second_reviewer() -> None:
     assert _agents("The Planner Agent creates a plan. The Executor Agent follows it. The "
                    "Reviewer Agent checks the result.") == [
         "planner_agent", "executor_agent", "reviewer_agent"]
+
+
+def test_latin_names_in_series_before_a_cjk_word_for_agents() -> None:
+    assert _roles("Planner、Coder、Reviewerエージェントでアプリを作る") == [
+        "planner", "coder", "reviewer"]
+    assert _roles("用Planner，Coder和Reviewer智能体协作开发应用") == ["planner", "coder", "reviewer"]
+    # Words that are no names are no roles.
+    assert _roles("the data, the code、the rest エージェント") == []
+
+
+def test_a_list_item_with_a_cjk_duty_between_roles_is_one() -> None:
+    text = ("以下のエージェントで構成されています:\n"
+            "1. **News Analyzer** - ニュースから驚きを発掘\n"
+            "2. **Quality Guardian** - 品質をチェックする\n"
+            "3. **Script Writer** - 台本の初稿を執筆")
+    assert [r.title for r in analyse(text).roles] == [
+        "news analyzer", "quality guardian", "script writer"]
+
+
+def test_a_function_that_makes_agents_is_no_role() -> None:
+    text = ("`create_react_agent` で2つのエージェントを作成します。"
+            "検索は `researcher` エージェントに、作図は `python_executor` エージェントに任せます。")
+    assert _roles(text) == ["researcher", "python_executor"]
