@@ -167,7 +167,8 @@ def test_a_named_reviewer_that_already_loops_gets_no_second_reviewer() -> None:
 def test_latin_names_in_series_before_a_cjk_word_for_agents() -> None:
     assert _roles("Planner、Coder、Reviewerエージェントでアプリを作る") == [
         "planner", "coder", "reviewer"]
-    assert _roles("用Planner，Coder和Reviewer智能体协作开发应用") == ["planner", "coder", "reviewer"]
+    assert _roles("用Planner，Coder和Reviewer智能体协作开发应用") == [
+        "planner", "coder", "reviewer"]
     # Words that are no names are no roles.
     assert _roles("the data, the code、the rest エージェント") == []
 
