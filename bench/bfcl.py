@@ -7,8 +7,10 @@ Irrelevance counts a reply with no valid call as correct, as BFCL does.
 
 With `--call-threshold P` (hermes mode) the model calls only where its probability of opening
 a `<tool_call>` is at least P (a4a.training.calibrate; fit P on a4a's own held-out rows with
-bench/decision_margin.py, never on BFCL); below it the reply is a text answer, recorded as
-"(no call: P(call) below the threshold)" and not decoded, since any text scores the same.
+bench/decision_margin.py, never on BFCL): at or above it the reply is decoded from a written
+`<tool_call>` opening, so the decision is the probe's alone; below it the reply is a text
+answer, recorded as "(no call: P(call) below the threshold)" and not decoded, since any text
+scores the same.
 
 Usage: python bench/bfcl.py [--model DIR] [--limit N] [--categories simple_python,...]
        [--mode hermes] [--max-new-tokens 256] [--call-threshold P] [--json]
@@ -50,11 +52,13 @@ def run(model: Path | None, categories: list[str], limit: int | None, mode: str,
             if p is not None and call_threshold is not None and p < call_threshold:
                 text = BELOW
             else:
-                text = llm.generate(LLMRequest(msgs, tool_mode=mode)).message.content
+                opening = calibrate.CALL_OPENING if probe else ""
+                text = llm.generate(LLMRequest(msgs, tool_mode=mode), opening).message.content
             calls = bfcl.calls(text, mode, item)
             ok = bfcl.correct(item, calls, check)
             verdicts[category].append(ok)
-            items.append({"id": item.id, "correct": ok, "calls": calls, "p_call": p})
+            items.append({"id": item.id, "correct": ok, "calls": calls, "p_call": p,
+                          "reply": text[:200]})
             print(json.dumps({"id": item.id, "correct": ok, "p_call": p, "reply": text[:200]}),
                   file=sys.stderr, flush=True)
     return {"model": str(llm.model_dir), "mode": mode, "limit": limit,

@@ -89,8 +89,11 @@ class LocalLLM:
         """Answer one request (see `generate`)."""
         return await asyncio.to_thread(self.generate, request)
 
-    def generate(self, request: LLMRequest) -> LLMResponse:
-        """Answer one request synchronously.
+    def generate(self, request: LLMRequest, prefill: str = "") -> LLMResponse:
+        """Answer one request synchronously; with `prefill`, the reply starts with that text.
+
+        The prefill is written after the generation prompt and decoding goes on from it; the
+        reply's text starts with it, while `token_ids` and `logprobs` are those decoded after it.
 
         Raises:
             LLMError: `llm.blocked` where real calls are switched off, `llm.model_missing`
@@ -98,7 +101,7 @@ class LocalLLM:
         """
         ensure_real_calls_allowed("local")
         with self._lock:
-            return self._generate(self._model(), request)
+            return self._generate(self._model(), request, prefill)
 
     def load(self) -> None:
         """Load the cached model now instead of on the first call; `load_seconds` tells the time.
@@ -148,13 +151,13 @@ class LocalLLM:
             opts["stop_strings"] = list(request.stop)
         return lm.transformers.GenerationConfig(**opts)
 
-    def _generate(self, lm: _Loaded, request: LLMRequest) -> LLMResponse:
+    def _generate(self, lm: _Loaded, request: LLMRequest, prefill: str = "") -> LLMResponse:
         torch, tok = lm.torch, lm.tokenizer
         # Again here: complete() runs in a worker thread, and OpenMP settings can be per thread.
         torch.set_num_threads(1)
         prompt = tok.apply_chat_template(chat_messages(request.messages, request.tool_mode),
                                          add_generation_prompt=True, tokenize=False)
-        enc = tok(prompt, return_tensors="pt", add_special_tokens=False)
+        enc = tok(prompt + prefill, return_tensors="pt", add_special_tokens=False)
         config = self._config(lm, request)
         seed = self.seed if request.seed is None else request.seed
         # A private RNG state: seeding here must not disturb anyone else's torch randomness.
@@ -165,7 +168,8 @@ class LocalLLM:
         ids = [int(t) for t in out.sequences[0, n_prompt:].tolist()]
         scores = torch.log_softmax(torch.stack(out.scores)[:, 0, :].float(), dim=-1)
         logprobs = [float(scores[i, t]) for i, t in enumerate(ids)]
-        text, stopped = _cut_at_stop(tok.decode(ids, skip_special_tokens=True), request.stop)
+        text, stopped = _cut_at_stop(prefill + tok.decode(ids, skip_special_tokens=True),
+                                     request.stop)
         ended = stopped or (bool(ids) and ids[-1] == tok.eos_token_id)
         reason = "length" if not ended and len(ids) >= config.max_new_tokens else "stop"
         return LLMResponse(Message("assistant", text), Usage(n_prompt, len(ids)), reason,

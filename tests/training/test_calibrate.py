@@ -73,6 +73,21 @@ def test_probe_reads_the_distribution_the_decoder_chooses_from(
                                                                           abs=1e-4)
 
 
+def test_prefill_starts_the_reply_and_decoding_goes_on_from_it(
+        tiny_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from a4a.runtime.llm.base import LLMRequest, Message
+    from a4a.runtime.llm.local import LocalLLM
+
+    monkeypatch.setenv("A4A_ALLOW_LOCAL_LLM", "1")
+    llm = LocalLLM(tiny_dir, max_new_tokens=3)
+    request = LLMRequest((Message("user", "Convert 3 km to miles."),), tool_mode="hermes")
+    plain, opened = llm.generate(request), llm.generate(request, calibrate.CALL_OPENING)
+    assert opened.message.content.startswith(calibrate.CALL_OPENING)
+    assert not plain.message.content.startswith(calibrate.CALL_OPENING)
+    assert opened.usage.prompt_tokens > plain.usage.prompt_tokens  # the opening is prompt
+    assert len(opened.token_ids) == len(opened.logprobs) <= 3  # only what was decoded after
+
+
 def _bench_bfcl() -> Any:
     import importlib.util
 
@@ -94,5 +109,10 @@ def test_bfcl_bench_calls_only_at_or_above_the_threshold(
     assert all(0.0 < i["p_call"] < 1.0 and i["calls"] == [] for i in never["items"])
     assert never["categories"]["irrelevance"]["accuracy"] == 1.0
     assert never["categories"]["simple_python"]["accuracy"] == 0.0
+    always = bench.run(tiny_dir, ["simple_python", "irrelevance"], 2, "hermes", 4,
+                       call_threshold=0.0)
+    # At or above the cut the decision is the probe's: decoding starts from the call opening.
+    assert all(i["reply"].startswith(calibrate.CALL_OPENING) for i in always["items"])
     plain = bench.run(tiny_dir, ["irrelevance"], 1, "hermes", 4)
     assert plain["items"][0]["p_call"] is None  # no probe without a threshold
+    assert not plain["items"][0]["reply"].startswith(calibrate.CALL_OPENING)
