@@ -72,7 +72,8 @@ def synth_rows(args: argparse.Namespace) -> dict[str, Any]:
     rows = {k: recipe.build_rows(v, specs, irrelevant_every=args.irrelevant_every,
                                  near_miss_every=args.near_miss_every,
                                  call_every=args.call_every,
-                                 hard_negative_every=args.hard_negative_every, seed=args.seed)
+                                 hard_negative_every=args.hard_negative_every,
+                                 twins=args.twins, seed=args.seed)
             for k, v in parts.items()}
     kinds: dict[str, int] = {}
     for r in rows["train"]:
@@ -97,7 +98,7 @@ def train(args: argparse.Namespace, rows: list[dict[str, Any]], base: Path) -> d
 
     state = finetune(base, rows, format="function_calling", style="hermes",
                      max_seq_length=args.max_seq_length, output_dir=args.out / "lora",
-                     num_epochs=1, max_steps=args.max_steps, batch_size=1,
+                     num_epochs=args.epochs, max_steps=args.max_steps, batch_size=1,
                      gradient_accumulation_steps=args.grad_accum, learning_rate=args.lr,
                      lora_r=16, lora_alpha=32, callbacks=[report], seed=args.seed, save_steps=50,
                      decision_weight=args.decision_weight, decision_tokens=args.decision_tokens,
@@ -261,6 +262,11 @@ def main() -> None:
     p.add_argument("--hard-negative-every", type=int, default=0,
                    help="one hard-negative row (unused sibling operations sharing the "
                         "request's words, text answer) per N runs")
+    p.add_argument("--twins", action="store_true",
+                   help="each call row followed by its irrelevance twin (the same request, as "
+                        "many tools, none of its framework's)")
+    p.add_argument("--epochs", type=int, default=1, help="passes over the rows (--max-steps "
+                                                         "stops earlier)")
     p.add_argument("--max-steps", type=int, default=200, help="optimizer steps")
     p.add_argument("--decision-weight", type=float, default=1.0,
                    help="loss weight of each assistant turn's first token(s), the call/text "

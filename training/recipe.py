@@ -40,6 +40,7 @@ from a4a.training import data
 from a4a.training.bfcl import SYSTEM, accuracy
 
 MODE = "hermes"
+TOOL_LINE = '{"type": "function"'  # how each offered tool's line opens in the system prompt
 MAX_TOOLS = 4  # tools offered per row: the used ones plus distractors up to this many
 MAX_RESULT = 300  # characters of a tool result kept in a row (long listings are cut)
 REFUSALS = (
@@ -148,13 +149,17 @@ def agent_rows(record: Mapping[str, Any], fw: Framework, spec_tools: Mapping[str
 
 
 def irrelevant_row(record: Mapping[str, Any], fw: Framework, others: Sequence[Framework],
-                   rng: random.Random) -> dict[str, Any] | None:
-    """The task offered only operations of a framework sharing none of its tools; a text reply."""
-    unrelated = [o for o in others if o.id != fw.id and not set(o.tools) & set(fw.tools)]
+                   rng: random.Random, count: int = 0) -> dict[str, Any] | None:
+    """The task offered only operations of a framework sharing none of its tools; a text reply.
+
+    `count` tools when given (a call row's twin offers as many as the call row), else 1 to 4.
+    """
+    unrelated = [o for o in others if o.id != fw.id and not set(o.tools) & set(fw.tools)
+                 and len(o.tools) >= count]
     if not unrelated:
         return None
     pool = rng.choice(unrelated).tools
-    names = rng.sample(sorted(pool), min(len(pool), rng.randint(1, 4)))
+    names = rng.sample(sorted(pool), min(len(pool), count or rng.randint(1, 4)))
     chat = render([pool[n] for n in names], record["task"], [], rng.choice(REFUSALS))
     return _row(chat, record, "irrelevant")
 
@@ -226,6 +231,11 @@ def _fullest_call(calls: Sequence[Mapping[str, Any]], task: str) -> Mapping[str,
     return max(stated, key=lambda e: len(e["arguments"]))
 
 
+def _offered(row: Mapping[str, Any]) -> int:
+    """How many tools a row's system prompt offers."""
+    return str(row["messages"][0]["content"]).count(TOOL_LINE)
+
+
 def call_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
              ) -> dict[str, Any] | None:
     """The task and one world call of its run among 1 to MAX_TOOLS of the framework's operations.
@@ -249,7 +259,7 @@ def call_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
 def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, FrameworkSpec],
                *, irrelevant_every: int = 4, agents_per_run: int | None = 1,
                near_miss_every: int = 0, call_every: int = 0, hard_negative_every: int = 0,
-               seed: int = 0) -> list[dict[str, Any]]:
+               twins: bool = False, seed: int = 0) -> list[dict[str, Any]]:
     """Task, per-agent and irrelevance rows of completed runs, deduplicated.
 
     Args:
@@ -261,6 +271,10 @@ def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, Fr
         call_every: One single-call row (`call_row`) per this many runs (0: none).
         hard_negative_every: One hard-negative row (`hard_negative_row`) per this many runs
             (0: none).
+        twins: Each call row followed by its irrelevance twin: the same request and as many
+            tools, all of a framework sharing none of its own, and a text reply. The pair
+            differs only in whether a tool fits, so neither the request nor the number of
+            tools tells call from no call.
         seed: Seed of the distractor and irrelevance draws.
     """
     rng = random.Random(seed)
@@ -285,6 +299,9 @@ def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, Fr
         if call_every and n % call_every == 0:
             single = call_row(record, fw, rng)
             rows += [single] if single else []
+            if single and twins:
+                twin = irrelevant_row(record, fw, list(fws.values()), rng, _offered(single))
+                rows += [twin] if twin else []
         if hard_negative_every and n % hard_negative_every == 0:
             hard = hard_negative_row(record, fw, rng)
             rows += [hard] if hard else []

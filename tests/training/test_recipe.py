@@ -225,3 +225,21 @@ def test_decision_accuracy_scores_whether_the_first_reply_calls() -> None:
     seen: list[Any] = []
     recipe.decision_accuracy(lambda p: seen.append(p) or text, [call])
     assert [m["role"] for m in seen[0]] == ["system", "user"]
+
+
+def test_call_row_twins_differ_only_in_whether_a_tool_fits(runs: Any) -> None:
+    specs, records = runs
+    rows = recipe.build_rows(records, specs, irrelevant_every=0, call_every=1, twins=True)
+    calls = [r for r in rows if r["meta"]["kind"] == "call"]
+    twins = [r for r in rows if r["meta"]["kind"] == "irrelevant"]
+    assert calls and len(twins) == len(calls)
+    for call in calls:
+        (twin,) = [t for t in twins if t["meta"]["task_id"] == call["meta"]["task_id"]]
+        own = recipe.world_tools(specs[call["meta"]["framework_id"]])
+        assert twin["messages"][1] == call["messages"][1]  # the same request
+        assert twin["messages"][0]["content"].count(recipe.TOOL_LINE) == \
+            call["messages"][0]["content"].count(recipe.TOOL_LINE) >= 1
+        assert not any(f'"name": "{n}"' in twin["messages"][0]["content"] for n in own)
+        assert "<tool_call>" not in twin["messages"][-1]["content"]
+    plain = recipe.build_rows(records, specs, irrelevant_every=0, call_every=1)
+    assert not [r for r in plain if r["meta"]["kind"] == "irrelevant"]
