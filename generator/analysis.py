@@ -123,6 +123,13 @@ def _clause_after(fold: str, end: int, limit: int) -> str:
     return duty[:200] if len(duty) >= 4 else ""
 
 
+def _leads(roles: list[Role]) -> list[Role]:
+    """The roles of the language tables that lead a team (a coordinator)."""
+    from a4a.generator.plan import archetype_of
+
+    return [r for r in roles if archetype_of(r.name) == "coordinator"]
+
+
 def _native(roles: list[Role], lang: str) -> list[Role]:
     """English-rule roles of a request in another language, less prose.
 
@@ -328,7 +335,8 @@ def analyse(raw: str) -> RequestAnalysis:
         pos += len(ln) + 1
     headers = header_roles(lines, offsets, lang)
     # A list of roles is the strongest evidence; prose around it mostly describes the system.
-    prose = [] if len(headers) >= 2 else [
+    # ... but the lead they report to is often named only there ("协调者 Agent 分配任务").
+    prose = [_leads(lex_roles)] if len(headers) >= 2 else [
         _native(clause_roles(split), lang), _native(agent_noun_roles(split), lang),
         lex_roles, enumerated_roles(text, lang),
         english_enumerated_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else [],
