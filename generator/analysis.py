@@ -320,6 +320,26 @@ def without_setup(raw: str) -> str:
     return "\n".join(out)
 
 
+_VERB_OF_RUNNER = r"(?P<verb>orchestr\w*|orquest\w*|оркестр\w*)"
+
+
+@cache
+def _runner_regex() -> re.Pattern[str]:
+    runners = "|".join(re.escape(r) for r in table("en", "analysis").get("runners", ()))
+    return re.compile(rf"{_VERB_OF_RUNNER}\s+(?:\S+\s+){{0,2}}?(?:{runners})\b"
+                      rf"|\b(?:{runners})\s+(?:\S+\s+){{0,3}}?{_VERB_OF_RUNNER.replace('verb', 'verb2')}",
+                      re.IGNORECASE)
+
+
+def _runner_verbs(raw: str) -> str:
+    """The request with "orchestrate" said of a framework made "run": it is no cue."""
+    def run(m: re.Match[str]) -> str:
+        verb = "verb" if m.group("verb") else "verb2"
+        start, end = m.span(verb)
+        return m.group(0)[:start - m.start()] + "run" + m.group(0)[end - m.start():]
+    return _runner_regex().sub(run, raw)
+
+
 def analyse(raw: str) -> RequestAnalysis:
     """Analyse a request (already checked by the security policy)."""
     text = Text.of(raw[:20_000])
@@ -345,7 +365,7 @@ def analyse(raw: str) -> RequestAnalysis:
         ordinal_roles(split) if lang == "en" else []]
     roles = _merge([headers, chain_roles(lines, offsets, lang), bold_roles(split, lang),
                     code_roles(split), *prose])
-    bare = without_setup(raw[:20_000])
+    bare = without_setup(_runner_verbs(raw[:20_000]))
     if bare != raw[:20_000]:  # cues only from what the agents do, not how to run the project
         lex_cues = _lexicon_roles(Text.of(bare))[1]
     masked = mask_roles(normalize(bare) if bare != raw[:20_000] else norm, roles)
