@@ -326,9 +326,9 @@ _VERB_OF_RUNNER = r"(?P<verb>orchestr\w*|orquest\w*|оркестр\w*)"
 @cache
 def _runner_regex() -> re.Pattern[str]:
     runners = "|".join(re.escape(r) for r in table("en", "analysis").get("runners", ()))
+    after = _VERB_OF_RUNNER.replace("verb", "verb2")  # "CrewAI to orchestrate"
     return re.compile(rf"{_VERB_OF_RUNNER}\s+(?:\S+\s+){{0,2}}?(?:{runners})\b"
-                      rf"|\b(?:{runners})\s+(?:\S+\s+){{0,3}}?{_VERB_OF_RUNNER.replace('verb', 'verb2')}",
-                      re.IGNORECASE)
+                      rf"|\b(?:{runners})\s+(?:\S+\s+){{0,3}}?{after}", re.IGNORECASE)
 
 
 def _runner_verbs(raw: str) -> str:
