@@ -247,6 +247,20 @@ def _counts(norm: str) -> tuple[dict[str, int], dict[str, int]]:
 
 
 @cache
+def _pair_stated(folded: str, lang: str) -> bool:
+    """Whether a request in another language asks for two agents ("dois agentes").
+
+    Only a pair is read: larger counts in these languages also number tasks, steps or tools
+    next to the agents ("5 agentes e 12 ferramentas"), which the open English rule tells apart.
+    """
+    numbers = {fold(normalize(w)): n for w, n in table(lang, "analysis").get("numbers", {}).items()}
+    words = "|".join(re.escape(w) for w in sorted(numbers, key=len, reverse=True) if w)
+    if not words:
+        return False
+    m = re.search(rf"(?<!\w)(\d{{1,2}}|{words})\s+(?:\w+\s+)?(?:agent|агент|bot)\w*", folded)
+    return m is not None and (int(m.group(1)) if m.group(1).isdigit() else numbers[m.group(1)]) == 2
+
+
 def _cue_table() -> tuple[tuple[str, re.Pattern[str], float], ...]:
     rows = []
     for pid, p in knowledge.patterns().items():
@@ -370,6 +384,8 @@ def analyse(raw: str) -> RequestAnalysis:
         lex_cues = _lexicon_roles(Text.of(bare))[1]
     masked = mask_roles(normalize(bare) if bare != raw[:20_000] else norm, roles)
     counts, caps = _counts(norm)
+    if lang != "en" and "agents" not in counts and _pair_stated(text.fold, lang):
+        counts["agents"] = 2
     sentences = tuple(s.strip() for s in re.split(r"(?<=[.!?。！？])\s*|\n", lined) if s.strip())
     cues = _distinct(_cues(masked) + lex_cues)
     return RequestAnalysis(lang, sentences[:200], roles, _steps(lines), _numbered(lines),
