@@ -123,6 +123,13 @@ def _clause_after(fold: str, end: int, limit: int) -> str:
     return duty[:200] if len(duty) >= 4 else ""
 
 
+def _leads(roles: list[Role]) -> list[Role]:
+    """The roles of the language tables that lead a team (a coordinator)."""
+    from a4a.generator.plan import archetype_of
+
+    return [r for r in roles if archetype_of(r.name) == "coordinator"]
+
+
 def _native(roles: list[Role], lang: str) -> list[Role]:
     """English-rule roles of a request in another language, less prose.
 
@@ -240,6 +247,20 @@ def _counts(norm: str) -> tuple[dict[str, int], dict[str, int]]:
 
 
 @cache
+def _pair_stated(folded: str, lang: str) -> bool:
+    """Whether a request in another language asks for two agents ("dois agentes").
+
+    Only a pair is read: larger counts in these languages also number tasks, steps or tools
+    next to the agents ("5 agentes e 12 ferramentas"), which the open English rule tells apart.
+    """
+    numbers = {fold(normalize(w)): n for w, n in table(lang, "analysis").get("numbers", {}).items()}
+    words = "|".join(re.escape(w) for w in sorted(numbers, key=len, reverse=True) if w)
+    if not words:
+        return False
+    m = re.search(rf"(?<!\w)(\d{{1,2}}|{words})\s+(?:\w+\s+)?(?:agent|агент|bot)\w*", folded)
+    return m is not None and (int(m.group(1)) if m.group(1).isdigit() else numbers[m.group(1)]) == 2
+
+
 def _cue_table() -> tuple[tuple[str, re.Pattern[str], float], ...]:
     rows = []
     for pid, p in knowledge.patterns().items():
@@ -313,6 +334,26 @@ def without_setup(raw: str) -> str:
     return "\n".join(out)
 
 
+_VERB_OF_RUNNER = r"(?P<verb>orchestr\w*|orquest\w*|оркестр\w*)"
+
+
+@cache
+def _runner_regex() -> re.Pattern[str]:
+    runners = "|".join(re.escape(r) for r in table("en", "analysis").get("runners", ()))
+    after = _VERB_OF_RUNNER.replace("verb", "verb2")  # "CrewAI to orchestrate"
+    return re.compile(rf"{_VERB_OF_RUNNER}\s+(?:\S+\s+){{0,2}}?(?:{runners})\b"
+                      rf"|\b(?:{runners})\s+(?:\S+\s+){{0,3}}?{after}", re.IGNORECASE)
+
+
+def _runner_verbs(raw: str) -> str:
+    """The request with "orchestrate" said of a framework made "run": it is no cue."""
+    def run(m: re.Match[str]) -> str:
+        verb = "verb" if m.group("verb") else "verb2"
+        start, end = m.span(verb)
+        return m.group(0)[:start - m.start()] + "run" + m.group(0)[end - m.start():]
+    return _runner_regex().sub(run, raw)
+
+
 def analyse(raw: str) -> RequestAnalysis:
     """Analyse a request (already checked by the security policy)."""
     text = Text.of(raw[:20_000])
@@ -328,7 +369,8 @@ def analyse(raw: str) -> RequestAnalysis:
         pos += len(ln) + 1
     headers = header_roles(lines, offsets, lang)
     # A list of roles is the strongest evidence; prose around it mostly describes the system.
-    prose = [] if len(headers) >= 2 else [
+    # ... but the lead they report to is often named only there ("协调者 Agent 分配任务").
+    prose = [_leads(lex_roles)] if len(headers) >= 2 else [
         _native(clause_roles(split), lang), _native(agent_noun_roles(split), lang),
         lex_roles, enumerated_roles(text, lang),
         english_enumerated_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else [],
@@ -337,11 +379,13 @@ def analyse(raw: str) -> RequestAnalysis:
         ordinal_roles(split) if lang == "en" else []]
     roles = _merge([headers, chain_roles(lines, offsets, lang), bold_roles(split, lang),
                     code_roles(split), *prose])
-    bare = without_setup(raw[:20_000])
+    bare = without_setup(_runner_verbs(raw[:20_000]))
     if bare != raw[:20_000]:  # cues only from what the agents do, not how to run the project
         lex_cues = _lexicon_roles(Text.of(bare))[1]
     masked = mask_roles(normalize(bare) if bare != raw[:20_000] else norm, roles)
     counts, caps = _counts(norm)
+    if lang != "en" and "agents" not in counts and _pair_stated(text.fold, lang):
+        counts["agents"] = 2
     sentences = tuple(s.strip() for s in re.split(r"(?<=[.!?。！？])\s*|\n", lined) if s.strip())
     cues = _distinct(_cues(masked) + lex_cues)
     return RequestAnalysis(lang, sentences[:200], roles, _steps(lines), _numbered(lines),

@@ -21,9 +21,9 @@ from a4a.generator.rolewords import (
     slug,
     title_words,
 )
-from a4a.generator.text import Text
+from a4a.generator.text import Text, fold, normalize, table
 
-_MARKS = re.compile(r"^\s*(?:(?:[-•●>├└│─┬┌]+|\*(?!\*)|\d{1,2}[.)、]|#{1,6})\s*){1,3}")
+_MARKS = re.compile(r"^\s*(?:(?:[-•●>├└│─┬┌→]+|\*(?!\*)|\d{1,2}[.)、]|#{1,6})\s*){1,3}")
 _HEADER = re.compile(r"^(?P<title>[^:：\n]{2,60}?)\s*(?:[:：]|\s[-–—→]\s|\s?->\s)\s*"
                      r"(?P<duty>.*)$")
 _PAREN = re.compile(r"^(?P<title>[^()（）\n]{2,60}?)\s*[(（](?P<duty>[^()（）]{2,200})[)）]\s*$")
@@ -164,11 +164,40 @@ def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
     title = title[m.end():] if (m := _MARKS.match(title)) else title  # "**1. Agente X**"
     title = _ARTICLE.sub("", title)  # "The Best Financial Analyst"
     title = _PERSONA.sub("", title)  # "UX Designer (Alice)": the role, not the persona's name
+    if _FILE.match(title):  # "`planner.py` - plans the steps", "`rag.py` - RAG агент для ..."
+        return _file_role(title, duty, lang)
     name = _title_name(title, lang)
     if not name and (gloss := _GLOSS.match(title)):  # "Trader Agent 综合": title, then a gloss
         title = gloss.group(1)
         name = _title_name(title, "en")
     return (name, title, duty.strip(" *_")) if name else None
+
+
+_FILE = re.compile(r"^(?P<stem>[A-Za-z][\w -]{1,40})\.(?:py|js|ts|ipynb|go|rs|java|rb)$")
+# Words glued to a role noun in a file name ("plannerllm", "table_agent").
+_STEM_SUFFIX = re.compile(r"(?<=[a-z]{4})(?:llm|agent|bot)$")
+
+
+def _file_role(title: str, duty: str, lang: str) -> tuple[str, str, str] | None:
+    """The role of a source file in a list: named by the file, else by its duty's first words.
+
+    "PlannerLLM.py" names a planner; "rag.py - RAG агент для поиска" the agent its line names.
+    """
+    stem = re.split(r"[\s_-]+", _FILE.match(title).group("stem").lower())  # type: ignore[union-attr]
+    words = [_STEM_SUFFIX.sub("", w) for w in stem if w not in ("llm", "main", "app", "utils")]
+    name = _title_name(" ".join(words), lang) if words else ""
+    if name:
+        return name, " ".join(words), duty.strip(" *_")
+    stop = {fold(normalize(w)) for w in table(lang, "language").get("stopwords", ())}
+    head = []
+    for w in duty.split()[:4]:
+        if fold(normalize(w)) in stop or not w[0].isalpha():
+            break
+        head.append(w)
+    reading = read_title(" ".join(head))
+    if head and reading.names_agent:
+        return reading.name, " ".join(head), duty.strip(" *_")
+    return None
 
 
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+(?=\S+\s)", re.IGNORECASE)
@@ -177,9 +206,14 @@ _PERSONA = re.compile(r"\s*[(（][^()（）]{1,30}[)）]\s*$")
 _GLOSS = re.compile(r"^([A-Za-z][A-Za-z -]{2,40}?)\s+([\u3040-\u30ff\u3400-\u9fff][^:：]{0,20})$")
 
 
+# A Chinese or Japanese title is a few characters; a clause mark or a long run is prose.
+_CJK_SENTENCE = re.compile(r"[，。；！？]|[\u3040-\u30ff\u3400-\u9fff][*_ ]*[,;!?]"
+                           r"|[\u3040-\u30ff\u3400-\u9fff]{13}")
+
+
 def _title_name(title: str, lang: str) -> str:
     """The ASCII name of a title that names a role, "" when it names none."""
-    if len(title) > 60 or len(title.split()) > 6:
+    if len(title) > 60 or len(title.split()) > 6 or _CJK_SENTENCE.search(title):
         return ""
     words = re.findall(r"[a-z][a-z0-9-]*", title.lower())
     # "IT Setup Coordinator": a title opening with "it" and no other function word.

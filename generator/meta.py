@@ -132,6 +132,10 @@ def _fallback(intent: IntentSpec, modifiers: tuple[str, ...], scores: dict[str, 
                   key=lambda c: (-scores.get(c, 0.4), pats[c]["priority"], c))
     if weak:
         return PatternChoice(weak[0], modifiers, f"weak cue for {weak[0]}", scores)
+    stated = intent.analysis.counts.get("agents", 0) if intent.analysis else 0
+    if stated == 2 and not intent.named_agents:  # "dois agentes que colaboram": a pair in turn
+        return PatternChoice("prompt_chaining", modifiers, "the request asks for two agents",
+                             scores)
     if intent.named_agents:
         return PatternChoice("orchestrator_workers", modifiers, "named agents", scores)
     return PatternChoice("single_agent", modifiers, "no control-flow cue and no named roles",

@@ -114,8 +114,7 @@ def transliterate(word: str) -> str:
 def read_title(title: str) -> Reading:
     """The ASCII reading of a role's written title."""
     role, agent, plural, mods = "", False, False, []
-    found = [f for tok in _TOKEN.findall(fold(normalize(title)))
-             for f in (_cjk_run(tok) if _CJK.fullmatch(tok) else [_word(tok) or ("", tok)])]
+    found = _readings(fold(normalize(title)))
     for k, (kind, value) in enumerate(found):
         if kind == AGENT:
             # Only the head of a title names one agent: "Agente Investigador",
@@ -129,8 +128,31 @@ def read_title(title: str) -> Reading:
         elif value not in _stopwords() and not _CJK.search(value):
             mods.append(transliterate(value))
     words = [w for w in (re.sub(r"[^a-z0-9_]+", "", m) for m in [*mods, role]) if w]
-    team = bool(_TEAM.search(normalize(title)))
-    return Reading(tuple(dict.fromkeys(words)), role, agent, plural, team)
+    team = _TEAM.search(normalize(title))
+    return Reading(tuple(dict.fromkeys(words)), role, agent, plural,
+                   team is not None and not _leads_team(normalize(title), team))
+
+
+# Languages whose compounds end in their head: a role noun after the team word is the head.
+_HEAD_LAST = frozenset("team teams crew squad 团队 小组 チーム".split())
+
+
+def _leads_team(norm: str, team: re.Match[str]) -> bool:
+    """Whether a title with a team word names the agent leading that team.
+
+    "Team Coordinator" and "团队协调器" name one; "Analyst Team", "Teams of analysts" and
+    "Equipo de ventas" name the team.
+    """
+    rest = fold(norm[team.end():]).split()
+    if team.group(0) not in _HEAD_LAST or not rest or rest[0] in ("of", "for"):
+        return False
+    return any(kind == ROLE for kind, _ in _readings(" ".join(rest)))
+
+
+def _readings(folded: str) -> list[tuple[str, str]]:
+    """(kind, value) of each known term of a folded title; ("", word) for an unknown word."""
+    return [f for tok in _TOKEN.findall(folded)
+            for f in (_cjk_run(tok) if _CJK.fullmatch(tok) else [_word(tok) or ("", tok)])]
 
 
 def role_class(word: str) -> str:

@@ -92,6 +92,8 @@ def _balanced(clause: str) -> str:
 
 
 _ARTICLE = re.compile(r"\b(?:a|an|the|one|each|another)\s+")
+# A hyphen between a noun and "agent"; "multi-agent" and "sub-agent" name no role.
+_HYPHENATED = re.compile(r"(?<=[a-z]{4})(?<!multi)-(?=(?:agent|assistant|bot)s?\b)")
 _WORDS = re.compile(r"[a-z][a-z-]*")
 _PUNCT = re.compile(r"[,.;:!?()\n]")
 
@@ -99,6 +101,7 @@ _PUNCT = re.compile(r"[,.;:!?()\n]")
 def agent_noun_roles(norm: str) -> list[Role]:
     """"a sales or refunds agent", "the translation agent that ...": "<noun> agent" roles."""
     out = []
+    norm = _HYPHENATED.sub(" ", norm)  # "Search-Agent" is a search agent
     for m in _AGENT_NOUN.finditer(norm):
         raw = m.group(1).split()
         # Only the words after the last function word name the agent: "it runs a

@@ -50,7 +50,7 @@ def prompt_chaining(x: ShapeInput) -> Topology:
         edges = [_e(a.name, b.name, "sequence") for a, b in pairwise(stages)]
         return Topology(stages[0].name, stages, edges, _node("prompt_chaining", stages))
     stages = [AgentPlan("researcher", "researcher", "gathering the facts", x.areas[:3], 8, False)]
-    if any(True for _ in x.areas):
+    if any(True for _ in x.areas) and x.stated() != 2:  # "two agents": research, then write
         stages.append(AgentPlan("executor", "executor", "making the changes", x.areas[:3], 8))
     stages.append(AgentPlan("writer", "writer", "writing the final result", x.areas[:1], 6, False))
     edges = [_e(a.name, b.name, "sequence") for a, b in pairwise(stages)]
