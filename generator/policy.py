@@ -80,6 +80,7 @@ class Rules:
     waivers: tuple[Waiver, ...]
     intents: tuple[Intent, ...]
     before: frozenset[str]
+    negates: dict[str, frozenset[str]]
 
 
 @cache
@@ -94,7 +95,8 @@ def _rules() -> Rules:
         for code, rules in data["intents"].items() for rule in rules)
     return Rules(tuple((code, tuple(re.compile(p) for p in pats))
                        for code, pats in data["rules"].items()),
-                 waivers, intents, frozenset(data["clear_from_before"]))
+                 waivers, intents, frozenset(data["clear_from_before"]),
+                 {cls: frozenset(gone) for cls, gone in data["negations"].items()})
 
 
 @cache
@@ -164,12 +166,24 @@ def _classes(text: Text) -> list[set[str]]:
     """The term classes found in each sentence of `text`."""
     starts = [s for s, _ in text.segments]
     lexicon, own = _indexes()
-    hits: list[Hit] = lexicon.find(text, _ANYWHERE) + own.find(text)
+    hits = _unnegated(lexicon.find(text, _ANYWHERE) + own.find(text))
     out: list[set[str]] = [set() for _ in starts]
     for h in hits:
         i = max(0, sum(s <= h.start for s in starts) - 1)
         out[i].add(h.cls)
     return out
+
+
+def _unnegated(hits: list[Hit]) -> list[Hit]:
+    """`hits` less those that lie inside a hit of a class that negates them.
+
+    "without her consent" holds no consent, "without checking them" no guard: the words of
+    the negating term are read in its sense alone (`negations` in templates/policy.yaml).
+    """
+    negates = _rules().negates
+    spans = [(h.start, h.end, negates[h.cls]) for h in hits if h.cls in negates]
+    return [h for h in hits
+            if not any(s <= h.start and h.end <= e and h.cls in gone for s, e, gone in spans)]
 
 
 def _screen_intents(texts: list[Text]) -> tuple[str, str] | None:
