@@ -175,15 +175,16 @@ def _classes(text: Text) -> list[set[str]]:
 
 
 def _unnegated(hits: list[Hit]) -> list[Hit]:
-    """`hits` less those that lie inside a hit of a class that negates them.
+    """`hits` less those that start inside a hit of a class that negates them.
 
-    "without her consent" holds no consent, "without checking them" no guard: the words of
-    the negating term are read in its sense alone (`negations` in templates/policy.yaml).
+    "without her consent" holds no consent, "without checking them" no guard, "never sends
+    customer data outside" no sending out: the words of the negating term are read in its
+    sense alone (`negations` in templates/policy.yaml).
     """
     negates = _rules().negates
     spans = [(h.start, h.end, negates[h.cls]) for h in hits if h.cls in negates]
     return [h for h in hits
-            if not any(s <= h.start and h.end <= e and h.cls in gone for s, e, gone in spans)]
+            if not any(s <= h.start < e and h.cls in gone for s, e, gone in spans)]
 
 
 def _screen_intents(texts: list[Text]) -> tuple[str, str] | None:
