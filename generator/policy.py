@@ -245,8 +245,10 @@ def _join_labels(text: Text, sentences: list[set[str]]) -> tuple[list[set[str]],
 
 
 def _is_label(piece: str) -> bool:
-    """Whether a piece of text ends in a specification label: a few words, then a colon
-    ("- Where it runs:", "Tool:"), not a sentence that introduces a list."""
+    """Whether a piece of text ends in a specification label ("- Where it runs:", "Tool:").
+
+    A label is a few words, then a colon; a sentence that introduces a list is none.
+    """
     if not piece.endswith((":", "\uff1a")):
         return False
     label = piece.rsplit(" - ", 1)[-1].lstrip("-*\u2022 ")  # "... value - Where it runs:"
