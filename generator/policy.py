@@ -47,6 +47,10 @@ _BASE64 = re.compile(r"(?<![\w+/])[A-Za-z0-9+/]{16,}={0,2}")
 # with a space at each change of script is screened too.
 _SCRIPT_CHANGE = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f])(?=[A-Za-z0-9])"
                             r"|(?<=[A-Za-z0-9])(?=[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f])")
+# A piece that ends in a colon after a few words is a label ("- Tool:"), read with what
+# follows it, by the rules of these codes (code run outside the sandbox, written as a spec).
+_LABEL_CHARS = 24
+_SPEC_CODES = frozenset({"unrestricted_shell"})
 # How a question ends (Japanese asks with a closing "か。").
 _QUESTION = ("?", "？", "か。", "か")
 # Borrowed vocabulary read in its English form whatever the sentence's language.
@@ -80,6 +84,7 @@ class Rules:
     waivers: tuple[Waiver, ...]
     intents: tuple[Intent, ...]
     before: frozenset[str]
+    negates: dict[str, frozenset[str]]
 
 
 @cache
@@ -94,7 +99,8 @@ def _rules() -> Rules:
         for code, rules in data["intents"].items() for rule in rules)
     return Rules(tuple((code, tuple(re.compile(p) for p in pats))
                        for code, pats in data["rules"].items()),
-                 waivers, intents, frozenset(data["clear_from_before"]))
+                 waivers, intents, frozenset(data["clear_from_before"]),
+                 {cls: frozenset(gone) for cls, gone in data["negations"].items()})
 
 
 @cache
@@ -164,7 +170,7 @@ def _classes(text: Text) -> list[set[str]]:
     """The term classes found in each sentence of `text`."""
     starts = [s for s, _ in text.segments]
     lexicon, own = _indexes()
-    hits: list[Hit] = lexicon.find(text, _ANYWHERE) + own.find(text)
+    hits = _unnegated(lexicon.find(text, _ANYWHERE) + own.find(text))
     out: list[set[str]] = [set() for _ in starts]
     for h in hits:
         i = max(0, sum(s <= h.start for s in starts) - 1)
@@ -172,10 +178,24 @@ def _classes(text: Text) -> list[set[str]]:
     return out
 
 
+def _unnegated(hits: list[Hit]) -> list[Hit]:
+    """`hits` less those that start inside a hit of a class that negates them.
+
+    "without her consent" holds no consent, "without checking them" no guard, "never sends
+    customer data outside" no sending out: the words of the negating term are read in its
+    sense alone (`negations` in templates/policy.yaml).
+    """
+    negates = _rules().negates
+    spans = [(h.start, h.end, negates[h.cls]) for h in hits if h.cls in negates]
+    return [h for h in hits
+            if not any(s <= h.start < e and h.cls in gone for s, e, gone in spans)]
+
+
 def _screen_intents(texts: list[Text]) -> tuple[str, str] | None:
     """An intent met within a sentence and the next (consent may also stand just before).
 
     `texts` are readings of one request with the same sentences; their classes are pooled.
+    The rules of `_SPEC_CODES` also read a specification's labels joined to their values.
     """
     text = texts[0]
     sentences = _classes(text)
@@ -184,14 +204,55 @@ def _screen_intents(texts: list[Text]) -> tuple[str, str] | None:
         if len(more) == len(sentences):
             sentences = [a | b for a, b in zip(sentences, more, strict=True)]
     starts = [s for s, _ in text.segments] + [len(text.fold)]
+    joined, joined_starts = _join_labels(text, sentences)
+    return (_first_intent(text, sentences, starts, _rules().intents)
+            or _first_intent(text, joined, joined_starts,
+                             [r for r in _rules().intents if r.code in _SPEC_CODES]))
+
+
+def _first_intent(text: Text, sentences: list[set[str]], starts: list[int],
+                  rules: list[Intent] | tuple[Intent, ...]) -> tuple[str, str] | None:
     for i in range(len(sentences)):
         need = set().union(*sentences[i:i + 2])
         near = need.union(*(c & _rules().before for c in sentences[max(0, i - 1):i]))
-        for rule in _rules().intents:
+        for rule in rules:
             if all(group & need for group in rule.need) and not rule.unless & near:
                 end = starts[min(i + 2, len(starts) - 1)]
                 return rule.code, text.fold[starts[i]:end].strip()[:80]
     return None
+
+
+def _join_labels(text: Text, sentences: list[set[str]]) -> tuple[list[set[str]], list[int]]:
+    """The sentences' classes with each short label ("- Where it runs:") joined to what follows.
+
+    A specification's lines are cut at every colon; read apart, "Tool: a code runner" and
+    "Where it runs: on the host, no sandbox" would fall outside one window. Returns the
+    classes and the start of each joined sentence, with the end of the text last.
+    """
+    bounds = [s for s, _ in text.segments] + [len(text.fold)]
+    joined: list[set[str]] = []
+    starts: list[int] = []
+    open_label = False
+    for i, classes in enumerate(sentences):
+        if open_label:
+            joined[-1] |= classes
+        else:
+            joined.append(set(classes))
+            starts.append(bounds[i])
+        piece = text.fold[bounds[i]:bounds[i + 1]].strip()
+        open_label = _is_label(piece)
+    return joined, [*starts, len(text.fold)]
+
+
+def _is_label(piece: str) -> bool:
+    """Whether a piece of text ends in a specification label ("- Where it runs:", "Tool:").
+
+    A label is a few words, then a colon; a sentence that introduces a list is none.
+    """
+    if not piece.endswith((":", "\uff1a")):
+        return False
+    label = piece.rsplit(" - ", 1)[-1].lstrip("-*\u2022 ")  # "... value - Where it runs:"
+    return len(label) <= _LABEL_CHARS and len(label.split()) <= 3
 
 
 def _screen_keywords(full: str) -> tuple[str, str] | None:
