@@ -5,9 +5,9 @@
 2. Runs split by stable hashes: whole held-out frameworks, held-out tasks of training
    frameworks, training runs. Training runs become SFT rows (training.recipe: task rows,
    per-agent rows, rows that recover from tool errors, irrelevance rows, and with
-   `--near-miss-every` / `--call-every` / `--hard-negative-every` near-miss, single-call and
-   hard-negative rows) in the Hermes text style `bench/bfcl.py` prompts with. No BFCL item
-   is read to build them.
+   `--near-miss-every` / `--call-every` / `--hard-negative-every` / `--stated-every`
+   near-miss, single-call, hard-negative and stated-request rows) in the Hermes text style
+   `bench/bfcl.py` prompts with. No BFCL item is read to build them.
 3. LoRA SFT of SmolLM2-135M-Instruct on one thread (`--max-steps`), merged into plain weights.
 4. BFCL v4 AST accuracy (bench/bfcl.py) of base and SFT on `--categories`, first `--limit`
    items each; per-turn next-call accuracy on `--cases` held-out turns of each split; with
@@ -18,8 +18,8 @@
 
 Usage: OMP_NUM_THREADS=1 nice python bench/recipe.py [--out build/recipe] [--n 120]
        [--tasks-per-env 4] [--irrelevant-every 2] [--near-miss-every 0] [--call-every 0]
-       [--hard-negative-every 0] [--max-steps 120] [--decision-weight 1] [--limit 25]
-       [--cases 20] [--decision-cases 0] [--no-base]
+       [--hard-negative-every 0] [--stated-every 0] [--twins] [--max-steps 120]
+       [--decision-weight 1] [--limit 25] [--cases 20] [--decision-cases 0] [--no-base]
 (needs `make train`, `make model` and `make bfcl`; hours on 2 cores at the defaults)
 """
 
@@ -35,7 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 SPLITS = ("held_task", "held_framework")
 NEXT_CALL_KINDS = ("task", "agent")  # whole runs; a call row repeats one of their calls
-DECISION_KINDS = ("call", "irrelevant", "near_miss", "hard_negative")
+DECISION_KINDS = ("call", "stated", "irrelevant", "near_miss", "hard_negative")
 
 
 def _bench(name: str) -> Any:
@@ -73,7 +73,7 @@ def synth_rows(args: argparse.Namespace) -> dict[str, Any]:
                                  near_miss_every=args.near_miss_every,
                                  call_every=args.call_every,
                                  hard_negative_every=args.hard_negative_every,
-                                 twins=args.twins, seed=args.seed)
+                                 stated_every=args.stated_every, twins=args.twins, seed=args.seed)
             for k, v in parts.items()}
     kinds: dict[str, int] = {}
     for r in rows["train"]:
@@ -262,9 +262,12 @@ def main() -> None:
     p.add_argument("--hard-negative-every", type=int, default=0,
                    help="one hard-negative row (unused sibling operations sharing the "
                         "request's words, text answer) per N runs")
+    p.add_argument("--stated-every", type=int, default=0,
+                   help="one stated-request call row (a request naming every argument of one "
+                        "operation; training.stated) per N runs")
     p.add_argument("--twins", action="store_true",
-                   help="each call row followed by its irrelevance twin (the same request, as "
-                        "many tools, none of its framework's)")
+                   help="each call and stated row followed by its irrelevance twin (the same "
+                        "request, as many tools, none of its framework's)")
     p.add_argument("--epochs", type=int, default=1, help="passes over the rows (--max-steps "
                                                          "stops earlier)")
     p.add_argument("--max-steps", type=int, default=200, help="optimizer steps")
@@ -282,7 +285,8 @@ def main() -> None:
     p.add_argument("--cases", type=int, default=20,
                    help="next-call turns per held-out split (0: no next-call stage)")
     p.add_argument("--decision-cases", type=int, default=0,
-                   help="held-out rows per kind (call, irrelevant, near_miss, hard_negative) "
+                   help="held-out rows per kind (call, stated, irrelevant, near_miss, "
+                        "hard_negative) "
                         "whose call/no-call decision is scored (0: no such stage)")
     p.add_argument("--no-base", action="store_true",
                    help="skip the base model's BFCL and next-call stages (greedy decoding: "

@@ -36,7 +36,7 @@ from typing import Any
 from a4a.runtime.ir.spec import FrameworkSpec
 from a4a.runtime.llm import textmodes
 from a4a.runtime.llm.base import Message, ToolCall, ToolSchema
-from a4a.training import data
+from a4a.training import data, stated
 from a4a.training.bfcl import SYSTEM, accuracy
 
 MODE = "hermes"
@@ -256,10 +256,39 @@ def call_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
     return _row(chat[:-2], record, "call")
 
 
+def stated_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
+               ) -> dict[str, Any] | None:
+    """A request stating every argument of one of the framework's operations, and its call.
+
+    The call is the whole reply, offered alone or among siblings as in `call_row`; the
+    request is `stated.stated`'s, not the run's (the run gives the framework and the meta).
+    None when no operation of the framework takes two stated arguments.
+    """
+    names = stated.candidates(fw.tools)
+    made = stated.stated(fw.tools[rng.choice(names)], rng) if names else None
+    schema = fw.tools[made.name] if made else None
+    if made is None or schema is None or not _fits(schema, made.arguments):
+        return None
+    others = [n for n in sorted(fw.tools) if n != made.name]
+    offered = [made.name, *rng.sample(others, min(len(others), rng.randint(0, MAX_TOOLS - 1)))]
+    rng.shuffle(offered)
+    call = {"id": "call_1", "name": made.name, "arguments": made.arguments}
+    chat = render([fw.tools[n] for n in offered], made.request, [call], "")
+    return _row(chat[:-2], {**record, "task": made.request}, "stated")
+
+
+def _fits(schema: ToolSchema, arguments: Mapping[str, Any]) -> bool:
+    """Whether the arguments are the schema's properties and cover its required ones."""
+    props = schema.parameters.get("properties") or {}
+    return set(arguments) <= set(props) and set(schema.parameters.get("required") or ()) <= set(
+        arguments)
+
+
 def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, FrameworkSpec],
                *, irrelevant_every: int = 4, agents_per_run: int | None = 1,
                near_miss_every: int = 0, call_every: int = 0, hard_negative_every: int = 0,
-               twins: bool = False, seed: int = 0) -> list[dict[str, Any]]:
+               stated_every: int = 0, twins: bool = False, seed: int = 0
+               ) -> list[dict[str, Any]]:
     """Task, per-agent and irrelevance rows of completed runs, deduplicated.
 
     Args:
@@ -271,8 +300,9 @@ def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, Fr
         call_every: One single-call row (`call_row`) per this many runs (0: none).
         hard_negative_every: One hard-negative row (`hard_negative_row`) per this many runs
             (0: none).
-        twins: Each call row followed by its irrelevance twin: the same request and as many
-            tools, all of a framework sharing none of its own, and a text reply. The pair
+        stated_every: One stated-request call row (`stated_row`) per this many runs (0: none).
+        twins: Each call and stated row followed by its irrelevance twin: the same request and
+            as many tools, all of a framework sharing none of its own, and a text reply. The pair
             differs only in whether a tool fits, so neither the request nor the number of
             tools tells call from no call.
         seed: Seed of the distractor and irrelevance draws.
@@ -296,11 +326,12 @@ def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, Fr
         if near_miss_every and n % near_miss_every == 0:
             near = near_miss_row(record, fw, rng)
             rows += [near] if near else []
-        if call_every and n % call_every == 0:
-            single = call_row(record, fw, rng)
+        for every, make in ((call_every, call_row), (stated_every, stated_row)):
+            single = make(record, fw, rng) if every and n % every == 0 else None
             rows += [single] if single else []
             if single and twins:
-                twin = irrelevant_row(record, fw, list(fws.values()), rng, _offered(single))
+                asked = {**record, "task": single["messages"][1]["content"]}
+                twin = irrelevant_row(asked, fw, list(fws.values()), rng, _offered(single))
                 rows += [twin] if twin else []
         if hard_negative_every and n % hard_negative_every == 0:
             hard = hard_negative_row(record, fw, rng)

@@ -1,0 +1,81 @@
+"""Stated-request call rows: every value the call passes is written in the request."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from a4a import api
+from a4a.runtime.ir.domain import input_schema
+from a4a.runtime.knowledge import domain_packs
+from a4a.runtime.llm.base import ToolSchema
+from a4a.training import recipe, stated
+from a4a.training.eval_run import load_framework
+
+TYPES = {"integer": int, "number": float, "boolean": bool, "string": str}
+
+
+def _schemas() -> list[ToolSchema]:
+    return [ToolSchema(op.name, op.description, input_schema(op))
+            for pack in domain_packs().values() for op in pack.operations]
+
+
+def _written(value: Any, text: str) -> bool:
+    return (str(value).lower() if isinstance(value, bool) else str(value)) in text
+
+
+def test_every_stated_argument_is_written_in_the_request_and_fits_the_schema() -> None:
+    made = 0
+    for schema in _schemas():
+        out = stated.stated(schema, random.Random(schema.name))
+        if out is None:
+            continue
+        made += 1
+        props, required = schema.parameters["properties"], schema.parameters.get("required", [])
+        assert out.name == schema.name
+        assert len(out.arguments) >= 2 and set(required) <= set(out.arguments) <= set(props)
+        for name, value in out.arguments.items():
+            assert _written(value, out.request), (schema.name, name, value, out.request)
+            assert name.replace("_", " ") in out.request.lower()  # each value named by its parameter
+            prop = props[name]
+            assert type(value) is TYPES[prop["type"]], (schema.name, name, value)
+            assert value in prop.get("enum", [value])
+    assert made >= 300  # most pack operations take two or more values
+
+
+def test_stated_is_none_for_tools_it_cannot_state() -> None:
+    rng = random.Random(0)
+    assert stated.stated(ToolSchema("no_such_operation", "", {"properties": {}}), rng) is None
+    lone = next(s for s in _schemas() if len(s.parameters["properties"]) == 1)
+    assert stated.stated(lone, rng) is None
+    assert lone.name not in stated.candidates({lone.name: lone})
+
+
+def test_stated_rows_end_at_the_call_and_have_irrelevance_twins(tmp_path: Any) -> None:
+    api.build("an assistant that schedules meetings on my calendar", out=tmp_path / "cal")
+    api.build("an assistant that tracks my expenses", out=tmp_path / "exp")
+    specs = {n: load_framework(tmp_path / n) for n in ("cal", "exp")}
+    records = [{"framework_id": n, "task_id": f"{n}-{i}", "run_id": f"{n}-{i}",
+                "status": "completed", "task": "t", "events": []}
+               for n in specs for i in range(6)]
+    rows = recipe.build_rows(records, specs, irrelevant_every=0, stated_every=1, twins=True)
+    calls = [r for r in rows if r["meta"]["kind"] == "stated"]
+    twins = [r for r in rows if r["meta"]["kind"] == "irrelevant"]
+    assert len(calls) == len(records) and len(twins) == len(calls)
+    sizes = set()
+    for row, twin in zip(calls, twins, strict=True):
+        chat, own = row["messages"], recipe.world_tools(specs[row["meta"]["framework_id"]])
+        assert [m["role"] for m in chat] == ["system", "user", "assistant"]
+        (gold,) = [c["gold"] for c in recipe.next_call_cases([chat])]
+        offered = {n for n in own if f'"name": "{n}"' in chat[0]["content"]}
+        assert gold["name"] in offered and 1 <= len(offered) <= recipe.MAX_TOOLS
+        assert all(_written(v, chat[1]["content"]) for v in gold["arguments"].values())
+        sizes.add(len(offered))
+        assert twin["messages"][1] == chat[1]
+        assert not any(f'"name": "{n}"' in twin["messages"][0]["content"] for n in own)
+        assert "<tool_call>" not in twin["messages"][-1]["content"]
+    assert 1 in sizes and max(sizes) > 1
+    again = recipe.build_rows(records, specs, irrelevant_every=0, stated_every=1, twins=True)
+    assert again == rows
+    assert not [r for r in recipe.build_rows(records, specs, irrelevant_every=0)
+                if r["meta"]["kind"] == "stated"]
