@@ -2,8 +2,8 @@
 
 a4a's run calls mostly take one id read from an earlier result, so a model trained on runs
 alone learns to fill one argument. A stated request names several values for one operation
-("Put a new tentative event on the calendar, with title 'Budget review', duration minutes
-45 and start date 2026-03-14"); its call fills each parameter from the text. Values come from
+("Schedule an event, with title 'Budget review', duration minutes 45 and start date
+2026-03-14"); its call fills each parameter from the text. Values come from
 the operation's pack (seed values of a resource field that shares the parameter's name; ids
 with the resource's prefix), else from the parameter's type; the request names each value by
 its parameter, in shuffled order and one of several phrasings.
@@ -12,7 +12,6 @@ its parameter, in shuffled order and one of several phrasings.
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -106,6 +105,17 @@ def _say(label: str, value: Any, styles: tuple[str, ...], rng: random.Random) ->
     return rng.choice(styles).format(label=label, value=shown)
 
 
+def _head(name: str, rng: random.Random) -> str:
+    """What the request asks for, from the operation's name ("book_room" -> "Book a room").
+
+    Not the description: a request that copies it would teach "call when the request quotes
+    a tool's description", which no request a person writes does.
+    """
+    verb, *rest = name.split("_")
+    article = rng.choice(("", "the ", "a ")) if rest and not rest[-1].endswith("s") else ""
+    return " ".join([verb.capitalize(), article + " ".join(rest)]).strip()
+
+
 def _join(parts: list[str]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
@@ -136,7 +146,7 @@ def stated(schema: ToolSchema, rng: random.Random) -> Stated | None:
     shape, styles = rng.choice(PHRASINGS)
     pairs = _join([_say(p.name.replace("_", " "), values[p.name], styles, rng)
                    for p in mentioned])
-    head = re.split(r"[.;:] ", op.description)[0].rstrip(".")
+    head = _head(op.name, rng)
     text = shape.format(head=head, head_lower=head[0].lower() + head[1:],
                                         pairs=pairs, pairs_cap=pairs[0].upper() + pairs[1:])
     return Stated(text, op.name, {p.name: values[p.name] for p in named})
