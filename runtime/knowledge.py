@@ -19,17 +19,18 @@ from a4a.runtime.loader.yamlio import load_yaml_text
 # Builtin tools the runtime provides (implementation `builtin:<name>`).
 BUILTIN_TOOLS: frozenset[str] = frozenset(
     {"calculator", "read_file", "write_file", "list_files", "web_search", "web_read",
-     "http_get", "ask_human", "current_time"}
+     "http_get", "ask_human", "current_time", "remember", "recall"}
 )
 # Builtins that reach the network: off at run time unless enabled.
 NETWORK_BUILTINS: frozenset[str] = frozenset({"web_search", "web_read", "http_get"})
 # What a generated framework may hold besides world operations and vetted MCP servers: code
 # runs only in the sandbox (failing closed), web tools answer `network_disabled` until a run
-# enables the network, files stay inside the run's workspace. Nothing else (no http_get to
-# any host, no import-path binding).
+# enables the network, files stay inside the run's workspace, notes in the run's memory.
+# Nothing else (no http_get to any host, no import-path binding).
 GENERATED_BUILTINS: frozenset[str] = frozenset({"web_search", "web_read", "read_file",
                                                 "write_file", "list_files", "calculator",
-                                                "current_time", "ask_human"})
+                                                "current_time", "ask_human", "remember",
+                                                "recall"})
 
 
 def generated_may_hold(implementation: str) -> bool:

@@ -1,4 +1,4 @@
-"""Builtin tools: calculator, workspace files, time, human approval; network off by default."""
+"""Builtin tools: calculator, files, time, run memory, human approval; network off by default."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import ast
 import math
 import operator
 import os
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,8 @@ _FUNCS: dict[str, Callable[..., Any]] = {
     "exp": math.exp,
 }
 MAX_FILE_BYTES = 1_000_000
+MAX_NOTES, MAX_NOTE_CHARS, RECALLED = 200, 2_000, 20
+MEMORIES = "memories"  # run storage key, shared with NexAU's save_memory
 
 
 def _obj(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -111,6 +114,33 @@ def current_time(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
     return ToolOutcome({"now": clock.iso() if clock else "1970-01-01T00:00:00Z"})
 
 
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
+
+
+def remember(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+    """Keep a note in the run's memory, which every agent of the run shares (never on disk)."""
+    note = args.get("note")
+    if not isinstance(note, str) or not note.strip() or len(note) > MAX_NOTE_CHARS:
+        return ToolOutcome(error=ToolError("invalid_arguments", "note must be non-empty text",
+                                           f"Pass note: at most {MAX_NOTE_CHARS} characters."))
+    notes: list[str] = ctx.storage.setdefault(MEMORIES, [])
+    if len(notes) >= MAX_NOTES:
+        return ToolOutcome(error=ToolError("memory_full", f"the run keeps {MAX_NOTES} notes",
+                                           "Recall what is kept instead of adding more."))
+    notes.append(note.strip())
+    return ToolOutcome({"remembered": note.strip(), "notes": len(notes)})
+
+
+def recall(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+    """The run's notes sharing a word with `query` (every note without one), newest first."""
+    query = args.get("query")
+    words = _words(query) if isinstance(query, str) else set()
+    notes = reversed(ctx.storage.get(MEMORIES, []))
+    found = [n for n in notes if not words or words & _words(n)]
+    return ToolOutcome({"notes": found[:RECALLED], "found": len(found)})
+
+
 def ask_human(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
     """Ask the human seam; with nobody to answer, the default is a rejection."""
     human = ctx.services.get("human")
@@ -137,6 +167,10 @@ BUILTINS: dict[str, FunctionTool] = {
                                           _obj({}, [])), list_files),
     "current_time": FunctionTool(ToolSchema("current_time", "The current date and time.",
                                             _obj({}, [])), current_time),
+    "remember": FunctionTool(ToolSchema("remember", "Keep a note in the run's memory.",
+                                        _obj({"note": _S}, ["note"])), remember),
+    "recall": FunctionTool(ToolSchema("recall", "Recall notes of the run's memory.",
+                                      _obj({"query": _S}, [])), recall),
     "ask_human": FunctionTool(ToolSchema("ask_human", "Ask a human to approve or answer.",
                                          _obj({"question": _S}, ["question"])), ask_human),
     **{name: FunctionTool(ToolSchema(name, f"{name} (needs network access)",

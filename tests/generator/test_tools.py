@@ -77,10 +77,19 @@ def test_a_software_build_gets_the_sandbox_and_workspace_files(request_text: str
     ("Агент создает подкаст на основе контента по ссылке.", "web_read"),
     ("A crew that writes a fiction novel from a single prompt.", "write_file"),
     ("Plan a 5-day cultural trip to Kyoto for a family of 4.", "web_search"),
+    ("A support agent that remembers what each customer told it earlier.", "remember"),
+    ("一个能记住我饮食偏好的营养助手", "recall"),
+    ("Ассистент, который запоминает мои предпочтения.", "remember"),
 ])
 def test_builtins_follow_the_work_in_any_language(request_text: str, tool: str) -> None:
     held = {n for a in compile_request(request_text).spec.agents for n in a.tool_names()}
     assert tool in held, held
+
+
+def test_run_memory_is_wired_only_where_the_work_asks_to_remember() -> None:
+    held = {n for a in compile_request("An agent that triages GitHub issues").spec.agents
+            for n in a.tool_names()}
+    assert not {"remember", "recall"} & held, held
 
 
 def test_mail_and_social_operations_say_what_they_read_and_write() -> None:

@@ -36,7 +36,7 @@ def test_every_stated_argument_is_written_in_the_request_and_fits_the_schema() -
         assert len(out.arguments) >= 2 and set(required) <= set(out.arguments) <= set(props)
         for name, value in out.arguments.items():
             assert _written(value, out.request), (schema.name, name, value, out.request)
-            assert name.replace("_", " ") in out.request.lower()  # each value named by its parameter
+            assert name.replace("_", " ") in out.request.lower()  # named by its parameter
             prop = props[name]
             assert type(value) is TYPES[prop["type"]], (schema.name, name, value)
             assert value in prop.get("enum", [value])
