@@ -19,7 +19,7 @@ from a4a.runtime.loader.yamlio import load_yaml_text
 # Builtin tools the runtime provides (implementation `builtin:<name>`).
 BUILTIN_TOOLS: frozenset[str] = frozenset(
     {"calculator", "read_file", "write_file", "list_files", "web_search", "web_read",
-     "http_get", "ask_human", "current_time", "remember", "recall"}
+     "http_get", "ask_human", "current_time", "remember", "recall", "search_docs"}
 )
 # Builtins that reach the network: off at run time unless enabled.
 NETWORK_BUILTINS: frozenset[str] = frozenset({"web_search", "web_read", "http_get"})
@@ -30,7 +30,7 @@ NETWORK_BUILTINS: frozenset[str] = frozenset({"web_search", "web_read", "http_ge
 GENERATED_BUILTINS: frozenset[str] = frozenset({"web_search", "web_read", "read_file",
                                                 "write_file", "list_files", "calculator",
                                                 "current_time", "ask_human", "remember",
-                                                "recall"})
+                                                "recall", "search_docs"})
 
 
 def generated_may_hold(implementation: str) -> bool:

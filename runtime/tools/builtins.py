@@ -8,6 +8,7 @@ import operator
 import os
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from a4a.runtime.errors import A4AError
@@ -25,6 +26,8 @@ _FUNCS: dict[str, Callable[..., Any]] = {
     "exp": math.exp,
 }
 MAX_FILE_BYTES = 1_000_000
+MAX_LISTED = 500  # workspace files listed or searched
+PASSAGES, PASSAGE_CHARS = 5, 600  # what a document search returns
 MAX_NOTES, MAX_NOTE_CHARS, RECALLED = 200, 2_000, 20
 MEMORIES = "memories"  # run storage key, shared with NexAU's save_memory
 
@@ -94,18 +97,44 @@ def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
     return ToolOutcome({"written": rel.lstrip("./"), "bytes": len(data)})
 
 
-def list_files(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
-    """Files of the workspace, relative paths (symlinks are neither listed nor followed)."""
-    root = ctx.workspace
+def _workspace_files(root: Path) -> list[str]:
+    """At most MAX_LISTED regular files of the workspace, relative paths (links skipped)."""
     files: list[str] = []
     for folder, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(folder, d)))
         files += [os.path.relpath(os.path.join(folder, n), root) for n in names
                   if os.path.isfile(os.path.join(folder, n))
                   and not os.path.islink(os.path.join(folder, n))]
-        if len(files) >= 500:
+        if len(files) >= MAX_LISTED:
             break
-    return ToolOutcome({"files": sorted(files)[:500]})
+    return sorted(files)[:MAX_LISTED]
+
+
+def list_files(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+    """Files of the workspace, relative paths (symlinks are neither listed nor followed)."""
+    return ToolOutcome({"files": _workspace_files(ctx.workspace)})
+
+
+def search_docs(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+    """The workspace's passages (blank-line separated) sharing most words with `query`."""
+    query = args.get("query")
+    words = _words(query) if isinstance(query, str) else set()
+    if not words:
+        return ToolOutcome(error=ToolError("invalid_arguments", "query must hold words",
+                                           "Pass query: the words to look for."))
+    scored = []
+    for rel in _workspace_files(ctx.workspace):
+        try:
+            data = fsaccess.workspace_read(ctx.workspace, rel, max_bytes=MAX_FILE_BYTES)
+        except A4AError:
+            continue  # too large, vanished or not readable: not a document to search
+        passages = re.split(r"\n\s*\n", data.decode("utf-8", errors="replace"))
+        scored += [(-len(words & _words(p)), rel, n, p.strip()[:PASSAGE_CHARS])
+                   for n, p in enumerate(passages) if words & _words(p)]
+    scored.sort()
+    return ToolOutcome({"passages": [{"file": rel, "text": text, "shared_words": -score}
+                                     for score, rel, _, text in scored[:PASSAGES]],
+                        "found": len(scored)})
 
 
 def current_time(args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
@@ -165,6 +194,8 @@ BUILTINS: dict[str, FunctionTool] = {
                                write_file, writes=True),
     "list_files": FunctionTool(ToolSchema("list_files", "List the workspace's files.",
                                           _obj({}, [])), list_files),
+    "search_docs": FunctionTool(ToolSchema("search_docs", "Search the workspace's documents.",
+                                           _obj({"query": _S}, ["query"])), search_docs),
     "current_time": FunctionTool(ToolSchema("current_time", "The current date and time.",
                                             _obj({}, [])), current_time),
     "remember": FunctionTool(ToolSchema("remember", "Keep a note in the run's memory.",

@@ -80,6 +80,8 @@ def test_a_software_build_gets_the_sandbox_and_workspace_files(request_text: str
     ("A support agent that remembers what each customer told it earlier.", "remember"),
     ("一个能记住我饮食偏好的营养助手", "recall"),
     ("Ассистент, который запоминает мои предпочтения.", "remember"),
+    ("A RAG assistant that answers employee questions from the HR handbook.", "search_docs"),
+    ("Un agente que responde con la base de conocimiento de la empresa.", "search_docs"),
 ])
 def test_builtins_follow_the_work_in_any_language(request_text: str, tool: str) -> None:
     held = {n for a in compile_request(request_text).spec.agents for n in a.tool_names()}
