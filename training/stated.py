@@ -63,25 +63,25 @@ def _seeds(pack: DomainPack, name: str) -> list[Any]:
     return [v for r in pack.resources for f in r.fields if f.name == name for v in f.seed]
 
 
-def _prefix(pack: DomainPack, op: OperationSpec, param: ParamSpec) -> str:
+def _prefix(pack: DomainPack, param: ParamSpec) -> str:
     """The id prefix of the resource a ref parameter points at (`event_id` -> `EVT`)."""
     stem = param.name.removesuffix("_ids").removesuffix("_id")
     targets = [f.ref for r in pack.resources for f in r.fields if f.name == param.name and f.ref]
-    for name in (*targets, stem, op.resource if stem == op.resource else ""):
+    for name in (*targets, stem):
         res = next((r for r in pack.resources if r.name == name), None)
         if res is not None:
             return res.id_prefix
     return stem[:3].upper() or "ID"
 
 
-def draw(pack: DomainPack, op: OperationSpec, param: ParamSpec, rng: random.Random) -> Any:
+def draw(pack: DomainPack, param: ParamSpec, rng: random.Random) -> Any:
     """A value for `param`, or None for a type no request states plainly (arrays)."""
     seeds = [v for v in _seeds(pack, param.name) if isinstance(v, str | int | float)
              and not isinstance(v, bool)]
     if param.enum:
         return rng.choice(param.enum)
     if param.type == "ref":
-        return f"{_prefix(pack, op, param)}-{rng.randint(1, 40):03d}"
+        return f"{_prefix(pack, param)}-{rng.randint(1, 40):03d}"
     if param.type == "boolean":
         return rng.random() < 0.5
     if param.type == "integer":
@@ -129,7 +129,7 @@ def stated(schema: ToolSchema, rng: random.Random) -> Stated | None:
     if found is None:
         return None
     pack, op = found
-    values = {p.name: draw(pack, op, p, rng) for p in op.params}
+    values = {p.name: draw(pack, p, rng) for p in op.params}
     usable = [p for p in op.params if values[p.name] is not None]
     required = [p for p in usable if p.required]
     if len(required) < sum(p.required for p in op.params) or len(usable) < 2:
