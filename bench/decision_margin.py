@@ -21,7 +21,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-KINDS = ("call", "irrelevant", "near_miss", "hard_negative")
+CALLS = ("call", "stated")  # row kinds whose first reply is a call; the rest answer in text
+KINDS = (*CALLS, "irrelevant", "near_miss", "hard_negative")
 SPLITS = ("held_task", "held_framework")
 BFCL = ("simple_python", "multiple", "irrelevance")
 
@@ -61,8 +62,8 @@ def measure(model: Path | None, rows_file: Path, cases: int, limit: int) -> dict
     turns = {**{f"a4a {k}": v for k, v in a4a_turns(rows_file, cases).items()},
              **{f"bfcl {k}": v for k, v in bfcl_turns(limit).items()}}
     probs = {k: [probe(t) for t in v] for k, v in turns.items()}
-    calls = probs["a4a call"]
-    none = [p for k in KINDS[1:] for p in probs[f"a4a {k}"]]
+    calls = [p for k in CALLS for p in probs[f"a4a {k}"]]
+    none = [p for k in KINDS if k not in CALLS for p in probs[f"a4a {k}"]]
     cut = calibrate.best_threshold(calls, none)
     return {"model": str(probe.llm.model_dir), "threshold": cut,
             "auc_a4a": calibrate.auc(calls, none),

@@ -73,7 +73,8 @@ def synth_rows(args: argparse.Namespace) -> dict[str, Any]:
                                  near_miss_every=args.near_miss_every,
                                  call_every=args.call_every,
                                  hard_negative_every=args.hard_negative_every,
-                                 stated_every=args.stated_every, twins=args.twins, seed=args.seed)
+                                 stated_every=args.stated_every, twins=args.twins,
+                                 near_twins=args.near_twins, seed=args.seed)
             for k, v in parts.items()}
     kinds: dict[str, int] = {}
     for r in rows["train"]:
@@ -268,6 +269,10 @@ def main() -> None:
     p.add_argument("--twins", action="store_true",
                    help="each call and stated row followed by its irrelevance twin (the same "
                         "request, as many tools, none of its framework's)")
+    p.add_argument("--near-twins", action="store_true",
+                   help="each call and stated row also followed by its near twin (the same "
+                        "request, as many of its own framework's operations, none on the "
+                        "called operation's object)")
     p.add_argument("--epochs", type=int, default=1, help="passes over the rows (--max-steps "
                                                          "stops earlier)")
     p.add_argument("--max-steps", type=int, default=200, help="optimizer steps")

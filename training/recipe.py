@@ -277,6 +277,30 @@ def stated_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
     return _row(chat[:-2], {**record, "task": made.request}, "stated")
 
 
+def near_twin_row(row: Mapping[str, Any], record: Mapping[str, Any], fw: Framework,
+                  rng: random.Random) -> dict[str, Any] | None:
+    """A call row's request among its own framework's operations, none on the call's object.
+
+    As many operations as the call row offers, none acting on the called operation's object
+    (`schedule_event` -> nothing on `event`); a text reply. The far twin (`irrelevant_row`)
+    tells "another domain" from "this domain"; this one tells "the right operation" from "a
+    neighbour of it", as a request's nearest unfitting tools do. None when the framework has
+    too few such operations.
+    """
+    (gold,) = _calls_in(row["messages"][-1]["content"])[:1] or [None]
+    if gold is None:
+        return None
+    noun = gold["name"].split("_", 1)[-1]
+    rest = [n for n in sorted(fw.tools) if n.split("_", 1)[-1] != noun]
+    count = _offered(row)
+    if len(rest) < count:
+        return None
+    names = rng.sample(rest, count)
+    chat = render([fw.tools[n] for n in names], row["messages"][1]["content"], [],
+                  rng.choice(REFUSALS))
+    return _row(chat, record, "near_miss", twin="near")
+
+
 def _fits(schema: ToolSchema, arguments: Mapping[str, Any]) -> bool:
     """Whether the arguments are the schema's properties and cover its required ones."""
     props = schema.parameters.get("properties") or {}
@@ -287,8 +311,8 @@ def _fits(schema: ToolSchema, arguments: Mapping[str, Any]) -> bool:
 def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, FrameworkSpec],
                *, irrelevant_every: int = 4, agents_per_run: int | None = 1,
                near_miss_every: int = 0, call_every: int = 0, hard_negative_every: int = 0,
-               stated_every: int = 0, twins: bool = False, seed: int = 0
-               ) -> list[dict[str, Any]]:
+               stated_every: int = 0, twins: bool = False, near_twins: bool = False,
+               seed: int = 0) -> list[dict[str, Any]]:
     """Task, per-agent and irrelevance rows of completed runs, deduplicated.
 
     Args:
@@ -305,6 +329,9 @@ def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, Fr
             as many tools, all of a framework sharing none of its own, and a text reply. The pair
             differs only in whether a tool fits, so neither the request nor the number of
             tools tells call from no call.
+        near_twins: Each call and stated row also followed by its near twin
+            (`near_twin_row`): the same request, as many of its own framework's operations,
+            none on the called one's object.
         seed: Seed of the distractor and irrelevance draws.
     """
     rng = random.Random(seed)
@@ -333,6 +360,9 @@ def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, Fr
                 asked = {**record, "task": single["messages"][1]["content"]}
                 twin = irrelevant_row(asked, fw, list(fws.values()), rng, _offered(single))
                 rows += [twin] if twin else []
+            if single and near_twins:
+                near = near_twin_row(single, record, fw, rng)
+                rows += [near] if near else []
         if hard_negative_every and n % hard_negative_every == 0:
             hard = hard_negative_row(record, fw, rng)
             rows += [hard] if hard else []

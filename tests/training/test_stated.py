@@ -79,3 +79,25 @@ def test_stated_rows_end_at_the_call_and_have_irrelevance_twins(tmp_path: Any) -
     assert again == rows
     assert not [r for r in recipe.build_rows(records, specs, irrelevant_every=0)
                 if r["meta"]["kind"] == "stated"]
+
+
+def test_near_twins_offer_the_framework_without_the_called_operations_object(
+        tmp_path: Any) -> None:
+    api.build("an assistant that schedules meetings on my calendar", out=tmp_path / "cal")
+    specs = {"cal": load_framework(tmp_path / "cal")}
+    records = [{"framework_id": "cal", "task_id": f"cal-{i}", "run_id": f"cal-{i}",
+                "status": "completed", "task": "t", "events": []} for i in range(8)]
+    rows = recipe.build_rows(records, specs, irrelevant_every=0, stated_every=1,
+                             near_twins=True)
+    calls = [r for r in rows if r["meta"]["kind"] == "stated"]
+    near = [r for r in rows if r["meta"].get("twin") == "near"]
+    assert calls and len(near) == len(calls)
+    own = recipe.world_tools(specs["cal"])
+    for row, twin in zip(calls, near, strict=True):
+        (gold,) = [c["gold"] for c in recipe.next_call_cases([row["messages"]])]
+        offered = [n for n in own if f'"name": "{n}"' in twin["messages"][0]["content"]]
+        assert twin["meta"]["kind"] == "near_miss" and twin["messages"][1] == row["messages"][1]
+        assert len(offered) == recipe._offered(row)
+        noun = gold["name"].split("_", 1)[1]
+        assert all(n.split("_", 1)[1] != noun for n in offered), (gold["name"], offered)
+        assert "<tool_call>" not in twin["messages"][-1]["content"]
