@@ -287,10 +287,10 @@ def near_twin_row(row: Mapping[str, Any], record: Mapping[str, Any], fw: Framewo
     neighbour of it", as a request's nearest unfitting tools do. None when the framework has
     too few such operations.
     """
-    (gold,) = _calls_in(row["messages"][-1]["content"])[:1] or [None]
-    if gold is None:
+    calls = _calls_in(row["messages"][-1]["content"])
+    if not calls:
         return None
-    noun = gold["name"].split("_", 1)[-1]
+    noun = calls[0]["name"].split("_", 1)[-1]
     rest = [n for n in sorted(fw.tools) if n.split("_", 1)[-1] != noun]
     count = _offered(row)
     if len(rest) < count:
