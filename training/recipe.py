@@ -266,8 +266,7 @@ def stated_row(record: Mapping[str, Any], fw: Framework, rng: random.Random
     """
     names = stated.candidates(fw.tools)
     made = stated.stated(fw.tools[rng.choice(names)], rng) if names else None
-    schema = fw.tools[made.name] if made else None
-    if made is None or schema is None or not _fits(schema, made.arguments):
+    if made is None:
         return None
     others = [n for n in sorted(fw.tools) if n != made.name]
     offered = [made.name, *rng.sample(others, min(len(others), rng.randint(0, MAX_TOOLS - 1)))]
@@ -299,13 +298,6 @@ def near_twin_row(row: Mapping[str, Any], record: Mapping[str, Any], fw: Framewo
     chat = render([fw.tools[n] for n in names], row["messages"][1]["content"], [],
                   rng.choice(REFUSALS))
     return _row(chat, record, "near_miss", twin="near")
-
-
-def _fits(schema: ToolSchema, arguments: Mapping[str, Any]) -> bool:
-    """Whether the arguments are the schema's properties and cover its required ones."""
-    props = schema.parameters.get("properties") or {}
-    return set(arguments) <= set(props) and set(schema.parameters.get("required") or ()) <= set(
-        arguments)
 
 
 def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, FrameworkSpec],
