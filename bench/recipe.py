@@ -18,7 +18,7 @@
 
 Usage: OMP_NUM_THREADS=1 nice python bench/recipe.py [--out build/recipe] [--n 120]
        [--tasks-per-env 4] [--irrelevant-every 2] [--near-miss-every 0] [--call-every 0]
-       [--hard-negative-every 0] [--stated-every 0] [--twins] [--max-steps 120]
+       [--hard-negative-every 0] [--stated-every 0] [--twins] [--overlap-twins] [--max-steps 120]
        [--decision-weight 1] [--limit 25] [--cases 20] [--decision-cases 0] [--no-base]
 (needs `make train`, `make model` and `make bfcl`; hours on 2 cores at the defaults)
 """
@@ -74,7 +74,8 @@ def synth_rows(args: argparse.Namespace) -> dict[str, Any]:
                                  call_every=args.call_every,
                                  hard_negative_every=args.hard_negative_every,
                                  stated_every=args.stated_every, twins=args.twins,
-                                 near_twins=args.near_twins, seed=args.seed)
+                                 near_twins=args.near_twins,
+                                 overlap_twins=args.overlap_twins, seed=args.seed)
             for k, v in parts.items()}
     kinds: dict[str, int] = {}
     for r in rows["train"]:
@@ -273,6 +274,10 @@ def main() -> None:
                    help="each call and stated row also followed by its near twin (the same "
                         "request, as many of its own framework's operations, none on the "
                         "called operation's object)")
+    p.add_argument("--overlap-twins", action="store_true",
+                   help="each call and stated row also followed by its overlap twin (the same "
+                        "request among other frameworks' operations sharing its called "
+                        "operation's parameter words)")
     p.add_argument("--epochs", type=int, default=1, help="passes over the rows (--max-steps "
                                                          "stops earlier)")
     p.add_argument("--max-steps", type=int, default=200, help="optimizer steps")

@@ -300,11 +300,52 @@ def near_twin_row(row: Mapping[str, Any], record: Mapping[str, Any], fw: Framewo
     return _row(chat, record, "near_miss", twin="near")
 
 
+def _object(name: str) -> set[str]:
+    """The words of an operation's name after its verb (`schedule_event` -> {"event"})."""
+    return _words(name.split("_", 1)[-1]) - STOP_WORDS
+
+
+def overlap_twin_row(row: Mapping[str, Any], record: Mapping[str, Any], fw: Framework,
+                     others: Sequence[Framework], rng: random.Random
+                     ) -> dict[str, Any] | None:
+    """A call row's request among other frameworks' operations that share its argument names.
+
+    The far twin offers a framework sharing nothing with the request; the functions a model
+    wrongly calls are near ones: another operation whose parameters the request's values
+    seem to fill (`book_room(start_date, duration_minutes)` for "reschedule the event ...
+    start date 2026-05-20, duration minutes 45"). This twin offers as many operations as the
+    call row, the ones of other frameworks whose names and parameters share most words with
+    the called operation's, none acting on its object and none of its name; a text reply.
+    None when no operation shares a word.
+    """
+    calls = _calls_in(row["messages"][-1]["content"])
+    if not calls:
+        return None
+    name = calls[0]["name"]
+    words = _schema_words(fw.tools[name]) - STOP_WORDS if name in fw.tools else set()
+    noun = _object(name)
+    pool: dict[str, ToolSchema] = {}
+    for o in others:
+        if o.id == fw.id:
+            continue
+        for n, tool in o.tools.items():
+            if n not in fw.tools and not _object(n) & noun:
+                pool.setdefault(n, tool)
+    scored = [(len(_schema_words(t) & words), rng.random(), n) for n, t in sorted(pool.items())]
+    best = [n for k, _, n in sorted(scored, reverse=True) if k > 0][:_offered(row)]
+    if not best:
+        return None
+    rng.shuffle(best)
+    chat = render([pool[n] for n in best], row["messages"][1]["content"], [],
+                  rng.choice(REFUSALS))
+    return _row(chat, record, "irrelevant", twin="overlap")
+
+
 def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, FrameworkSpec],
                *, irrelevant_every: int = 4, agents_per_run: int | None = 1,
                near_miss_every: int = 0, call_every: int = 0, hard_negative_every: int = 0,
                stated_every: int = 0, twins: bool = False, near_twins: bool = False,
-               seed: int = 0) -> list[dict[str, Any]]:
+               overlap_twins: bool = False, seed: int = 0) -> list[dict[str, Any]]:
     """Task, per-agent and irrelevance rows of completed runs, deduplicated.
 
     Args:
@@ -324,6 +365,9 @@ def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, Fr
         near_twins: Each call and stated row also followed by its near twin
             (`near_twin_row`): the same request, as many of its own framework's operations,
             none on the called one's object.
+        overlap_twins: Each call and stated row also followed by its overlap twin
+            (`overlap_twin_row`): the same request among other frameworks' operations whose
+            parameters share its called operation's words.
         seed: Seed of the distractor and irrelevance draws.
     """
     rng = random.Random(seed)
@@ -355,6 +399,9 @@ def build_rows(records: Iterable[Mapping[str, Any]], frameworks: Mapping[str, Fr
             if single and near_twins:
                 near = near_twin_row(single, record, fw, rng)
                 rows += [near] if near else []
+            if single and overlap_twins:
+                lap = overlap_twin_row(single, record, fw, list(fws.values()), rng)
+                rows += [lap] if lap else []
         if hard_negative_every and n % hard_negative_every == 0:
             hard = hard_negative_row(record, fw, rng)
             rows += [hard] if hard else []

@@ -101,3 +101,34 @@ def test_near_twins_offer_the_framework_without_the_called_operations_object(
         noun = gold["name"].split("_", 1)[1]
         assert all(n.split("_", 1)[1] != noun for n in offered), (gold["name"], offered)
         assert "<tool_call>" not in twin["messages"][-1]["content"]
+
+
+def test_overlap_twins_offer_other_frameworks_operations_sharing_the_calls_words(
+        tmp_path: Any) -> None:
+    api.build("an assistant that schedules meetings on my calendar", out=tmp_path / "cal")
+    api.build("an assistant that tracks my expenses", out=tmp_path / "exp")
+    api.build("a bot that books flights and hotels for my trips", out=tmp_path / "trip")
+    specs = {n: load_framework(tmp_path / n) for n in ("cal", "exp", "trip")}
+    records = [{"framework_id": n, "task_id": f"{n}-{i}", "run_id": f"{n}-{i}",
+                "status": "completed", "task": "t", "events": []}
+               for n in specs for i in range(6)]
+    rows = recipe.build_rows(records, specs, irrelevant_every=0, stated_every=1,
+                             overlap_twins=True)
+    calls = {id(r): r for r in rows if r["meta"]["kind"] == "stated"}
+    laps = [(rows[i - 1], r) for i, r in enumerate(rows) if r["meta"].get("twin") == "overlap"]
+    assert laps and len(laps) <= len(calls)
+    for row, twin in laps:
+        assert id(row) in calls and twin["meta"]["kind"] == "irrelevant"
+        own = recipe.world_tools(specs[row["meta"]["framework_id"]])
+        (gold,) = [c["gold"] for c in recipe.next_call_cases([row["messages"]])]
+        system = twin["messages"][0]["content"]
+        offered = [t for f in specs.values() for n, t in recipe.world_tools(f).items()
+                   if f'"name": "{n}"' in system]
+        assert twin["messages"][1] == row["messages"][1]
+        assert 1 <= len({t.name for t in offered}) <= recipe._offered(row)
+        assert not any(t.name in own for t in offered)
+        words = recipe._schema_words(own[gold["name"]]) - recipe.STOP_WORDS
+        assert all(recipe._schema_words(t) & words for t in offered), (gold["name"], offered)
+        noun = recipe._object(gold["name"])
+        assert not any(recipe._object(t.name) & noun for t in offered)
+        assert "<tool_call>" not in twin["messages"][-1]["content"]
