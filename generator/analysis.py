@@ -16,6 +16,7 @@ from functools import cache
 from a4a.generator.domains import domain_hits
 from a4a.generator.lists import (
     bold_roles,
+    card_spans,
     chain_roles,
     cjk_series_roles,
     english_enumerated_roles,
@@ -33,7 +34,7 @@ from a4a.generator.prose import (
 from a4a.generator.prose import first_clause as first_clause
 from a4a.generator.rolewords import BARE, Role
 from a4a.generator.rolewords import is_role_word as is_role_word
-from a4a.generator.text import TermIndex, Text, fold, normalize, table
+from a4a.generator.text import TermIndex, Text, compile_terms, fold, normalize, table, terms
 from a4a.runtime import knowledge
 
 MAX_ROLES = 8
@@ -93,7 +94,7 @@ def _num(word: str) -> int:
 
 @cache
 def _lexicon() -> TermIndex:
-    return TermIndex("analysis", ("roles", "cues"))
+    return TermIndex("analysis", ("roles", "cues", "weak_cues"))
 
 
 def _lexicon_roles(text: Text) -> tuple[list[Role], list[Cue]]:
@@ -104,7 +105,7 @@ def _lexicon_roles(text: Text) -> tuple[list[Role], list[Cue]]:
     for hit in hits:
         section, _, cls = hit.cls.partition(".")
         if section != "roles":
-            cues.append(Cue(cls, hit.text, 1.0))
+            cues.append(Cue(cls, hit.text, 0.4 if section == "weak_cues" else 1.0))
         elif not any(s <= hit.start and hit.end <= e and e - s > hit.end - hit.start
                      for s, e in spans):
             nxt = min((s for s, _ in spans if s >= hit.end), default=len(text.fold))
@@ -114,6 +115,18 @@ def _lexicon_roles(text: Text) -> tuple[list[Role], list[Cue]]:
 
 
 _CLAUSE_END = re.compile(r"[,;.!?()\n:，、；。！？（）：]")
+
+
+@cache
+def _every_agent() -> re.Pattern[str] | None:
+    return compile_terms(t for _, t in terms("analysis", "duty").get("each", ()))
+
+
+def _of_every_agent(fold: str, pos: int) -> bool:
+    """Whether a role noun is said of every agent ("each agent is an expert in its field")."""
+    pat = _every_agent()
+    start = max((m.end() for m in re.finditer(r"[.!?;\n。！？；]", fold[:pos])), default=0)
+    return pat is not None and pat.search(fold[start:pos]) is not None
 
 
 def _clause_after(fold: str, end: int, limit: int) -> str:
@@ -334,6 +347,38 @@ def without_setup(raw: str) -> str:
     return "\n".join(out)
 
 
+@cache
+def _duty_index() -> TermIndex:
+    return TermIndex("analysis", ("duty",))
+
+
+def asks_for_writing(raw: str) -> bool:
+    """Whether a request asks for written work (articles, reports, a screenplay).
+
+    In any of the eight languages (`duty.content` of templates/lang/<code>/analysis.yaml).
+    """
+    text = Text.of(raw[:20_000])
+    hits = _duty_index().find(text)
+    if text.detection.main != "en":
+        hits += _duty_index().find_in(text, text.detection.main)
+    return any(h.cls == "duty.content" for h in hits)
+
+
+@cache
+def _aside_regex() -> re.Pattern[str]:
+    opens = "|".join(re.escape(a) for a in table("en", "analysis").get("asides", ()))
+    return re.compile(rf"(?:^|(?<=[.!?\n]))\s*(?:{opens})\b[^.!?\n]*[.!?]?", re.IGNORECASE)
+
+
+def without_asides(raw: str) -> str:
+    """The request without sentences to the reader about trying it.
+
+    "You can also try it out with a personal email": its nouns are sample input, not the
+    domain of the work.
+    """
+    return _aside_regex().sub(" ", raw)
+
+
 _VERB_OF_RUNNER = r"(?P<verb>orchestr\w*|orquest\w*|оркестр\w*)"
 
 
@@ -368,6 +413,9 @@ def analyse(raw: str) -> RequestAnalysis:
         offsets.append(pos)
         pos += len(ln) + 1
     headers = header_roles(lines, offsets, lang)
+    cards = card_spans(text.fold)  # "**Роль**: главный координатор": the card's own role
+    lex_roles = [r for r in lex_roles if not any(a <= r.position < b for a, b in cards)
+                 and not _of_every_agent(text.fold, r.position)]
     # A list of roles is the strongest evidence; prose around it mostly describes the system.
     # ... but the lead they report to is often named only there ("协调者 Agent 分配任务").
     prose = [_leads(lex_roles)] if len(headers) >= 2 else [

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from a4a.generator.analysis import RequestAnalysis, analyse
+from a4a.generator.analysis import RequestAnalysis, analyse, without_asides
 from a4a.generator.domains import (
     acted_on,
     alternation,
@@ -68,7 +68,8 @@ class RuleIntentParser:
         """Parse `text` (already checked by the security policy)."""
         analysis = analyse(text)
         norm = normalize(text)[:20_000]
-        hits = domain_hits(Text(norm, norm, fold(norm)))
+        work = normalize(without_asides(text))[:20_000]
+        hits = domain_hits(Text(work, work, fold(work)))
         # A multi-word phrase ("on the web", "stock market") is precise: it counts twice.
         scores = {p: sum(2 if " " in w else 1 for w in h) for p, h in hits.items()}
         # A lone term the request acts on with one of the pack's verbs counts as two.

@@ -8,6 +8,7 @@ follow the open role rule; titles in other languages are read by generator/namin
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from a4a.generator.naming import read_title
 from a4a.generator.rolewords import (
@@ -21,7 +22,7 @@ from a4a.generator.rolewords import (
     slug,
     title_words,
 )
-from a4a.generator.text import Text, fold, normalize, table
+from a4a.generator.text import Text, compile_terms, fold, normalize, table, terms
 
 _MARKS = re.compile(r"^\s*(?:(?:[-•●>├└│─┬┌→]+|\*(?!\*)|\d{1,2}[.)、]|#{1,6})\s*){1,3}")
 _HEADER = re.compile(r"^(?P<title>[^:：\n]{2,60}?)\s*(?:[:：]|\s[-–—→]\s|\s?->\s)\s*"
@@ -163,6 +164,10 @@ def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
     title = title.strip(" *_-:：")
     title = title[m.end():] if (m := _MARKS.match(title)) else title  # "**1. Agente X**"
     title = _ARTICLE.sub("", title)  # "The Best Financial Analyst"
+    if label := _AGENT_LABEL.match(title):  # "Agent 1 (Architect)": the role is in brackets
+        words = title_words(label.group("role"))
+        if label.group("role").isascii() and 1 <= len(words) <= 3:
+            return slug(words), label.group("role"), duty.strip(" *_")
     title = _PERSONA.sub("", title)  # "UX Designer (Alice)": the role, not the persona's name
     if _FILE.match(title):  # "`planner.py` - plans the steps", "`rag.py` - RAG агент для ..."
         return _file_role(title, duty, lang)
@@ -201,6 +206,9 @@ def _file_role(title: str, duty: str, lang: str) -> tuple[str, str, str] | None:
 
 
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+(?=\S+\s)", re.IGNORECASE)
+# An agent numbered or lettered, its role in brackets: "Agent 1 (Architect)", "Agent B (Security)".
+_AGENT_LABEL = re.compile(r"^(?:agent|agente|bot|агент)\s*(?:\d{1,2}|[a-z])\s*"
+                          r"[(（](?P<role>[^()（）]{2,40})[)）]$", re.IGNORECASE)
 _PERSONA = re.compile(r"\s*[(（][^()（）]{1,30}[)）]\s*$")
 # A Latin title followed by a short gloss in Chinese or Japanese.
 _GLOSS = re.compile(r"^([A-Za-z][A-Za-z -]{2,40}?)\s+([\u3040-\u30ff\u3400-\u9fff][^:：]{0,20})$")
@@ -461,6 +469,8 @@ def enumerated_roles(text: Text, lang: str) -> list[Role]:
         return []
     out = []
     for m in _GROUP.finditer(text.fold):
+        if m.group("c") and _labelled(text.fold[max(0, m.start() - 24):m.start()]):
+            continue  # "**Роль**: главный координатор и маршрутизатор": one role's card
         items = [i.strip(" *_-") for i in _ITEM_SPLIT.split(m.group("p") or m.group("c"))]
         if not 2 <= len(items) <= 8 or any(not i or len(i.split()) > 3 for i in items):
             continue
@@ -474,3 +484,32 @@ def enumerated_roles(text: Text, lang: str) -> list[Role]:
     return out
 
 
+
+
+@cache
+def _label_terms() -> re.Pattern[str] | None:
+    return compile_terms(t for _, t in terms("analysis", "duty").get("label", ()))
+
+
+def _labelled(before: str) -> bool:
+    """Whether the words before a colon are a field label of a role's card ("**Role**")."""
+    words = re.findall(r"[^\W\d_]+", before)
+    pat = _label_terms()
+    return pat is not None and any(pat.fullmatch(" ".join(words[-k:])) is not None
+                                   for k in (1, 2) if len(words) >= k)
+
+
+_CARD_END = re.compile(r"[.!?;\n。！？；]")
+
+
+def card_spans(folded: str) -> list[tuple[int, int]]:
+    """Spans of a role card's fields ("**Role**: main coordinator and task router.").
+
+    The text after a field label up to the sentence's end describes that card's role.
+    """
+    out = []
+    for m in re.finditer(r"[:：]", folded):
+        if _labelled(folded[max(0, m.start() - 24):m.start()]):
+            end = _CARD_END.search(folded, m.end())
+            out.append((m.end(), end.start() if end else len(folded)))
+    return out

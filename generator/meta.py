@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from a4a.generator.analysis import asks_for_writing
 from a4a.generator.intent import IntentSpec
 from a4a.generator.plan import archetype_of
 from a4a.generator.shape_input import LEADS, counted_role
@@ -130,6 +131,14 @@ def _fallback(intent: IntentSpec, modifiers: tuple[str, ...], scores: dict[str, 
                              f"{counted[1]} {counted[0]}s working side by side", scores)
     weak = sorted((c for c in intent.weak_cues if c not in MODIFIERS),
                   key=lambda c: (-scores.get(c, 0.4), pats[c]["priority"], c))
+    if (weak == ["orchestrator_workers"] and not intent.named_agents
+            and len(_areas(intent)) <= 1 and asks_for_writing(intent.text)):
+        # "a multi-agent system that writes articles from Wikipedia": written work, no lead,
+        # no roles and at most one area to split; the smallest team that does it gathers,
+        # then writes.
+        return PatternChoice("prompt_chaining", modifiers, "a team of agents is asked for "
+                             "written work, with no roles and at most one area: gather, then "
+                             "write", scores)
     if weak:
         return PatternChoice(weak[0], modifiers, f"weak cue for {weak[0]}", scores)
     stated = intent.analysis.counts.get("agents", 0) if intent.analysis else 0
@@ -140,3 +149,8 @@ def _fallback(intent: IntentSpec, modifiers: tuple[str, ...], scores: dict[str, 
         return PatternChoice("orchestrator_workers", modifiers, "named agents", scores)
     return PatternChoice("single_agent", modifiers, "no control-flow cue and no named roles",
                          scores)
+
+
+def _areas(intent: IntentSpec) -> tuple[str, ...]:
+    """The domain packs the request matched (the generic fallback is none)."""
+    return tuple(d for d in intent.domains if d != "generic")

@@ -62,6 +62,8 @@ def routing(x: ShapeInput) -> Topology:
     named, rest = x.take("router")
     if named is None:  # "handles the user and directs them to ...", "routes the question"
         named = next((r for r in x.named if _DIRECTS.search(r.duty)), None)
+        # ... or the lead the request names: an orchestrator of a routing system routes.
+        named = named or next((r for r in x.named if r.archetype == "coordinator"), None)
         rest = [r for r in x.named if r is not named]
     router = _as(named, "router") if named else AgentPlan(
         "router", "router", "sending each request to the right specialist", (), 4)

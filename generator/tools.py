@@ -52,8 +52,10 @@ def builtin_table() -> tuple[dict[str, Any], ...]:
 
 
 @cache
-def _builtin_cues() -> dict[str, Any]:
-    return {b["name"]: compile_terms(b["cues"]) for b in builtin_table()}
+def _builtin_cues() -> dict[str, tuple[Any, Any]]:
+    """Per builtin: its cues and its false friends (`not_cues`: "in-memory" is no memory)."""
+    return {b["name"]: (compile_terms(b["cues"]), compile_terms(b.get("not_cues", [])))
+            for b in builtin_table()}
 
 
 @cache
@@ -194,10 +196,14 @@ def cue_hits(text: str) -> dict[str, str]:
     """The builtins whose cues a text holds, with the words that cued each."""
     folded = fold(normalize(text))
     out = {}
-    for name, pat in _builtin_cues().items():
-        m = pat.search(folded) if pat is not None else None
-        if m is not None:
-            out[name] = m.group(0)
+    for name, (pat, nots) in _builtin_cues().items():
+        if pat is None:
+            continue
+        friends = [m.span() for m in nots.finditer(folded)] if nots is not None else []
+        for m in pat.finditer(folded):
+            if not any(a <= m.start() and m.end() <= b for a, b in friends):
+                out[name] = m.group(0)
+                break
     return out
 
 

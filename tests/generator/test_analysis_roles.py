@@ -186,3 +186,36 @@ def test_a_function_that_makes_agents_is_no_role() -> None:
     text = ("`create_react_agent` で2つのエージェントを作成します。"
             "検索は `researcher` エージェントに、作図は `python_executor` エージェントに任せます。")
     assert _roles(text) == ["researcher", "python_executor"]
+
+
+def test_a_numbered_agent_names_its_role_in_brackets() -> None:
+    text = ("A multi-agent debate system for design problems.\n"
+            "├── Agent 1 (Architect): Proposes token bucket algorithm\n"
+            "├── Agent 2 (Security): Proposes Redis-based distributed solution\n"
+            "└── Agent 3 (Performance): Proposes in-memory solution with sync")
+    assert _roles(text) == ["architect", "security", "performance"]
+    built = compile_request(text).spec
+    assert built.pattern == "debate"
+    assert {"architect", "security", "performance"} <= {a.name for a in built.agents}
+
+
+def test_a_role_cards_fields_describe_that_role_and_name_no_other() -> None:
+    text = ("Полная документация мультиагентной системы, где каждый агент является экспертом в "
+            "своей области. Система автоматически выбирает подходящего агента на основе типа "
+            "задачи. Маршрутизация сложных задач выполняется автоматически.\n\n"
+            "### 1. Orchestrator Agent\n\n**Роль**: Главный координатор и "
+            "маршрутизатор задач.\n\nCoder Agent пишет код.\nDebug Agent ищет ошибки.")
+    assert _roles(text) == ["orchestrator", "coder", "debug"]
+    built = compile_request(text).spec
+    assert built.pattern == "routing"  # the named lead routes: no second router
+    assert [a.name for a in built.agents] == ["orchestrator_agent", "coder", "debug"]
+
+
+def test_a_multi_agent_system_in_another_language_is_never_one_agent() -> None:
+    pt = ("Este projeto cria um sistema multiagente com CrewAI para gerar artigos de no mínimo "
+          "300 palavras a partir de um tema, com base em informações da API da Wikipedia.")
+    built = compile_request(pt).spec
+    assert built.pattern == "prompt_chaining" and 2 <= len(built.agents) <= 3
+    # A team with no written work to produce keeps its lead.
+    assert compile_request("a team that triages GitHub issues").spec.pattern == (
+        "orchestrator_workers")

@@ -200,8 +200,8 @@ def test_bench_runs_and_never_prints_heldout_cases(gq: ModuleType,
 
 # Floors about one point under the measured figures of the whole corpus, both batches
 # (percent; hits are counts): a change that loses ground fails.
-FLOORS = {"tuning": {"family": 94.0, "roles": 93.5, "tools": 81.5, "count": 95.0},
-          "heldout": {"family": 74.5, "roles": 78.0, "tools": 69.5, "count": 73.5}}
+FLOORS = {"tuning": {"family": 95.0, "roles": 93.5, "tools": 83.5, "count": 95.5},
+          "heldout": {"family": 79.5, "roles": 78.0, "tools": 72.0, "count": 71.5}}
 MAX_HITS = {"tuning": 0, "heldout": 4}
 
 
