@@ -24,7 +24,7 @@ the first. Individual held-out cases are never printed: --verbose and --show-fai
 tuning cases only.
 
 Usage: python bench/generation_quality.py [--split both|tuning|heldout] [--json]
-           [--show-failures] [--verbose] [--limit N] [--batch 1|2|all]
+           [--show-failures] [--verbose] [--limit N] [--batch 1|2|3|all]
 """
 
 from __future__ import annotations
@@ -369,7 +369,7 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--verbose", action="store_true",
                         help="print a verdict for every tuning case")
     parser.add_argument("--limit", type=int, default=0, help="score only the first N of a split")
-    parser.add_argument("--batch", choices=("1", "2", "all"), default="all",
+    parser.add_argument("--batch", choices=("1", "2", "3", "all"), default="all",
                         help="score only the cases of one collection batch")
     return parser.parse_args(argv)
 
