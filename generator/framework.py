@@ -8,7 +8,7 @@ from typing import Protocol
 
 from a4a.generator.intent import IntentSpec
 from a4a.generator.meta import PatternChoice
-from a4a.generator.plan import AgentPlan, Area, Topology, archetype_of
+from a4a.generator.plan import AgentPlan, Area, Topology, archetype_of, sends_back
 from a4a.generator.relevance import bm25
 from a4a.generator.shape_input import ShapeInput, _e
 from a4a.generator.shapes import SHAPES
@@ -176,7 +176,8 @@ def _add_child(topo: Topology, pattern: str, agents: list[AgentPlan]) -> None:
 
 def add_review_loop(topo: Topology, intent: IntentSpec) -> None:
     """Evaluator-optimizer: the final producer's output is reviewed until approved."""
-    named = [a for a in topo.agents if a.archetype == "reviewer" and a.duty]
+    named = [a for a in topo.agents
+             if a.duty and (a.archetype == "reviewer" or sends_back(a.duty))]
     if named and len(topo.agents) >= 2:
         judge = named[-1].name
         before = [e.source for e in topo.edges if e.target == judge and e.kind == "sequence"]

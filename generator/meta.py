@@ -14,7 +14,7 @@ from typing import Protocol
 
 from a4a.generator.analysis import asks_for_writing
 from a4a.generator.intent import IntentSpec
-from a4a.generator.plan import archetype_of
+from a4a.generator.plan import archetype_of, sends_back
 from a4a.generator.shape_input import LEADS, counted_role
 from a4a.runtime import knowledge
 
@@ -65,6 +65,12 @@ class RuleMetaAgent:
             return PatternChoice("hierarchical_teams", modifiers,
                                  f"the request names teams over {len(intent.domains)} domains",
                                  scores)
+        if _says_single(intent):
+            # "a single Pydantic AI agent ... with human approval for sending": the request
+            # says one agent; its arrows are that agent's steps, its gate a human's
+            top = next((t for t in ("human_gate", "reflection") if t in modifiers),
+                       "single_agent")
+            return PatternChoice(top, modifiers, "the request asks for a single agent", scores)
         if structural:
             top = structural[0]
             if top in _OWN_LOOP:  # rounds or turns are their loop: no second reviewer loop
@@ -73,7 +79,7 @@ class RuleMetaAgent:
                                  f"(score {scores.get(top, 1.0)})", scores)
         roles = intent.named_agents
         if len(roles) >= 2:
-            return PatternChoice(*_by_roles(roles, modifiers), scores)
+            return PatternChoice(*_by_roles(roles, modifiers, _reviewer(intent)), scores)
         return _fallback(intent, modifiers, scores)
 
 
@@ -98,7 +104,7 @@ def _leaderless(intent: IntentSpec) -> bool:
 _COORDINATES = re.compile(r"coordinat|协调|coordin|koordin|координ")
 
 
-def _by_roles(roles: tuple[str, ...], modifiers: tuple[str, ...]
+def _by_roles(roles: tuple[str, ...], modifiers: tuple[str, ...], feedback: str = ""
               ) -> tuple[str, tuple[str, ...], str]:
     kinds = [archetype_of(r) for r in roles]
     if "coordinator" in kinds[:1] or (kinds.count("coordinator") == 1 and len(roles) >= 3):
@@ -107,6 +113,9 @@ def _by_roles(roles: tuple[str, ...], modifiers: tuple[str, ...]
         return "routing", modifiers, "the first named role triages the requests"
     if "evaluator_optimizer" in modifiers and "reviewer" in kinds:
         return "evaluator_optimizer", modifiers, "a named reviewer loops with the producers"
+    if feedback and len(roles) == 2:
+        return ("evaluator_optimizer", modifiers,
+                f"{feedback} reviews the other's work and sends it back with feedback")
     return ("prompt_chaining", modifiers,
             f"{len(roles)} named roles and no other cue: they work in the stated order")
 
@@ -154,3 +163,22 @@ def _fallback(intent: IntentSpec, modifiers: tuple[str, ...], scores: dict[str, 
 def _areas(intent: IntentSpec) -> tuple[str, ...]:
     """The domain packs the request matched (the generic fallback is none)."""
     return tuple(d for d in intent.domains if d != "generic")
+
+
+def _reviewer(intent: IntentSpec) -> str:
+    """The named role whose duty reviews the other's work and sends it back, "" for none."""
+    roles = intent.analysis.roles if intent.analysis else ()
+    return next((r.name for r in roles if sends_back(r.duty)), "")
+
+
+_SINGLE = re.compile(r"^(?:a single (?:\w+ ){1,3}(?:agent|assistant|bot)|single[- ]agent)")
+
+
+def _says_single(intent: IntentSpec) -> bool:
+    """Whether the request asks in so many words for one agent.
+
+    "A single Pydantic AI agent", "a single-agent system" do; "one agent" or "an agent" in
+    passing does not.
+    """
+    cues = intent.analysis.cues if intent.analysis else ()
+    return any(c.pattern == "single_agent" and _SINGLE.match(c.phrase) for c in cues)

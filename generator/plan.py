@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from a4a.runtime import knowledge
@@ -60,3 +61,15 @@ def archetype_of(name: str) -> str:
             if word in a.get("nouns", ()) or word.rstrip("s") in a.get("nouns", ()):
                 return aid
     return "specialist"
+
+
+_REVIEWS = re.compile(r"\b(?:review|critiqu|evaluat|approv|check)\w*")
+_SENDS_BACK = re.compile(r"\b(?:feedback|refine\w*|refinement|revis\w*|until|rewrite|redo)\b")
+
+
+def sends_back(duty: str) -> bool:
+    """Whether a duty reviews work and sends it back: its role closes a review loop.
+
+    "Reviews the copy and gives approval or feedback for further refinement."
+    """
+    return bool(_REVIEWS.search(duty) and _SENDS_BACK.search(duty))

@@ -26,7 +26,10 @@ _DESCRIBES = re.compile(r"\b(?:as|is|be|becomes?|acts? as|like|appropriate|right
                         r"correct|specific|next|proper|suitable|respective)\s+(?:an?\s+|the\s+)?$")
 _CLAUSE_SPLIT = re.compile(r",\s*(?:and\s+|then\s+)?(?=(?:a|an|the|one)\s)|;\s*|\.\s+|\band\s+"
                            r"(?=(?:a|an|the)\s)")
-_AGENT_NOUN = re.compile(r"\b((?:[a-z][a-z-]*\s+){1,3})(agent|assistant|bot)(s?)\b")
+# Up to three words on the same line, one space apart, none itself a word for an agent: "Research
+# Agent    Comparison Agent" in a drawn diagram are two agents.
+_AGENT_NOUN = re.compile(r"\b((?:(?!(?:agent|assistant|bot)s?\b)[a-z][a-z-]*[ \t]){1,3})"
+                         r"(agent|assistant|bot)(s?)\b")
 _FOLLOWERS = frozenset("who that which to will should must can then and or , . ; : agent "
                        "agents is are also first takes uses".split())
 
@@ -120,10 +123,11 @@ def agent_noun_roles(norm: str) -> list[Role]:
             continue
         if m.group(3):  # "cooperating agents" names no one agent
             continue
-        if not words or any(is_filler(w) for w in words) or words[-1] in NOT_ROLES:
-            continue
-        rest = norm[m.end():]
+        rest = norm[m.end():].split("\n", 1)[0]  # a duty ends with its line
         duty = first_clause(rest).strip(" ,:")
+        if not words or any(is_filler(w) for w in words) or (
+                words[-1] in NOT_ROLES and not _LEADS_OTHERS.search(duty)):
+            continue  # "a team agent for coordinating between agents" leads them
         duty = re.sub(r"^(?:who|that|which|to|will|should|must)\s+", "", duty)[:200]
         title = " ".join([*words, m.group(2)])
         out.append(Role(slug(title_words(title)), title, duty, "agent_noun", m.start()))
@@ -168,6 +172,7 @@ def code_roles(norm: str) -> list[Role]:
 # People a pair of agents may act for ("store and supplier agents").
 _PEOPLE = frozenset("supplier vendor seller buyer customer partner provider merchant investor "
                     "player visitor tenant owner".split())
+_LEADS_OTHERS = re.compile(r"\b(?:coordinat|orchestrat|delegat|supervis)\w*")
 _CUTS = frozenset("per each every any some no".split())
 # "the right expert agent" names a choice among the agents, not one of them.
 _CHOICE = frozenset("right appropriate relevant correct specific proper suitable respective "

@@ -48,7 +48,8 @@ ADJECTIVES = frozenset(
     "the a an one each best staff senior junior private lead chief head principal top expert "
     "experienced seasoned skilled dedicated specialized specialised ai llm smart helpful "
     "friendly professional main final virtual digital personal new another second third "
-    "first other separate single simple multi central general overall".split())
+    "first other separate single simple multi central general overall intelligent normal "
+    "autonomous".split())
 _AGENTIVE = re.compile(r"[a-z]{3,}(?:er|or|ist|ant|ian)s?$")
 PLACEHOLDER = re.compile(r"\{[^}]*\}|\*\*|__|`")
 

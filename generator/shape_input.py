@@ -153,7 +153,10 @@ MERGES = re.compile(r"\b(?:merg|combin|aggregat|synthesi[sz]|consolidat|compil)\
 
 
 LEADS = re.compile(r"\b(?:coordinat|orchestrat|delegat|oversee|supervis|spawn)\w*"
-                   r"|\b(?:main|master|central|primary|lead) agent\b")
+                   r"|\b(?:main|master|central|primary|lead) agent\b"
+                   # the same duty in the other languages ("coordonne tous les autres agents")
+                   r"|\b(?:coordonn|coordin|coorden|koordinier|координир|orquest|orchestre|"
+                   r"délègu|delegu|delega|делегир|оркестр)\w*|协调|统筹|調整役|統括", re.IGNORECASE)
 
 
 def _lone_lead(x: ShapeInput) -> AgentPlan | None:

@@ -31,8 +31,13 @@ from a4a.runtime.ir.spec import PatternNode
 
 
 def single_agent(x: ShapeInput) -> Topology:
-    """One tool agent over every area."""
+    """One tool agent over every area, named as the request names it ("an email assistant")."""
     a = AgentPlan("assistant", "specialist", "the whole request", x.areas[:4], 15)
+    roles = x.intent.analysis.roles if x.intent.analysis else ()
+    headed = [r for r in roles if r.source == "header"]
+    one = roles[0] if len(roles) == 1 else headed[0] if len(headed) == 1 else None
+    if one is not None and one.name:  # its name; its work is still the whole request
+        a = replace(a, name=one.name)
     return Topology(a.name, [a], [], _node("single_agent", [a]))
 
 
@@ -45,8 +50,10 @@ def prompt_chaining(x: ShapeInput) -> Topology:
     a = x.intent.analysis
     steps = (a.numbered or a.series) if a else ()
     if 3 <= len(steps) <= MAX_TEAM:  # "1. Generate an outline 2. ...": one stage per step
-        stages = [AgentPlan(f"stage_{i + 1}", "specialist", step.rstrip(" ."), x.areas[:2],
-                            8, duty=step.rstrip(" .")) for i, step in enumerate(steps)]
+        names = stage_names(steps, a.lang if a else "en")
+        stages = [AgentPlan(name, "specialist", step.rstrip(" ."), x.areas[:2], 8,
+                            duty=step.rstrip(" .")) for name, step in zip(names, steps,
+                                                                           strict=True)]
         edges = [_e(a.name, b.name, "sequence") for a, b in pairwise(stages)]
         return Topology(stages[0].name, stages, edges, _node("prompt_chaining", stages))
     stages = [AgentPlan("researcher", "researcher", "gathering the facts", x.areas[:3], 8, False)]
@@ -55,6 +62,48 @@ def prompt_chaining(x: ShapeInput) -> Topology:
     stages.append(AgentPlan("writer", "writer", "writing the final result", x.areas[:1], 6, False))
     edges = [_e(a.name, b.name, "sequence") for a, b in pairwise(stages)]
     return Topology(stages[0].name, stages, edges, _node("prompt_chaining", stages))
+
+
+_STEP_TITLE = re.compile(r"^\W*(?P<t>[^:：.。!?！？\n]{2,40}?)\s*[:：]")
+
+
+def stage_names(steps: tuple[str, ...], lang: str) -> list[str]:
+    """A name per step from its title ("1. 天気調査: ..." -> weather_research), else stage_N.
+
+    The title is the text before the step's colon, else its first words; a title in another
+    language is named by its English gloss (templates/lang/<code>/analysis.yaml).
+    """
+    from a4a.generator.rolewords import slug, title_words
+    from a4a.generator.tools import gloss
+
+    out: list[str] = []
+    for i, step in enumerate(steps):
+        m = _STEP_TITLE.match(step)
+        title = m.group("t") if m else " ".join(step.split()[:3])
+        words = (title_words(title) if title.isascii() else _gloss_words(gloss(title, lang)))
+        if words and not m:  # "extracts data" -> extract_data: the step's verb, not its tense
+            words = [_base_verb(words[0]), *words[1:]]
+        name = slug([w for w in words if not is_filler(w)][:3]) if words else ""
+        out.append(name if name and name not in out else f"stage_{i + 1}")
+    return out
+
+
+def _base_verb(word: str) -> str:
+    """"extracts" -> "extract", "searches" -> "search", "applies" -> "apply"."""
+    if re.search(r"(?:ch|sh|ss|x|z)es$", word):
+        return word[:-2]
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 4 else word
+
+
+def _gloss_words(glossed: str) -> list[str]:
+    """English words of a gloss, less one inside another ("research search" -> research)."""
+    words: list[str] = []
+    for w in glossed.split():
+        if not any(w in k or k in w for k in words):
+            words.append(w)
+    return words[:2]
 
 
 def routing(x: ShapeInput) -> Topology:

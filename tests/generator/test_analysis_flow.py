@@ -155,7 +155,7 @@ def test_a_pipeline_of_agents_that_do_three_things_has_a_stage_for_each() -> Non
     spec = compile_request("Build a pipeline of agents that extracts data from invoices, "
                            "validates it, and stores it in the database.").spec
     assert spec.pattern == "prompt_chaining"
-    assert [a.name for a in spec.agents] == ["stage_1", "stage_2", "stage_3"]
+    assert [a.name for a in spec.agents] == ["extract_data", "validate", "store"]
     assert _pattern("A tool that reads emails, drafts replies, and schedules meetings.") == (
         "single_agent")
 

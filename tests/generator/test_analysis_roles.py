@@ -219,3 +219,50 @@ def test_a_multi_agent_system_in_another_language_is_never_one_agent() -> None:
     # A team with no written work to produce keeps its lead.
     assert compile_request("a team that triages GitHub issues").spec.pattern == (
         "orchestrator_workers")
+
+
+def test_numbered_steps_are_named_after_their_titles_in_any_language() -> None:
+    text = ("週末プランニングは、以下のステップを順番に進めるマルチエージェント構成です：\n\n"
+            "1. 天気調査: 週末の予報を確認し、持ち物を助言\n"
+            "2. カレンダー分析: 直近の外出傾向を読み解く\n"
+            "3. 交通計画: 移動手段と所要時間を整理")
+    assert _agents(text) == ["weather_research", "calendar_analysis", "transport_planning"]
+
+
+def test_agent_nouns_of_a_drawn_diagram_stay_on_their_line() -> None:
+    text = ("Aristóteles es un sistema multiagente de apoyo a decisiones.\n\n"
+            "Usuario\n  ├── Documentos ──► Document Agent ──► Corpus RAG\n"
+            "  └── Solicitud ───► Planner Agent\n          Research Agent    Comparison Agent\n"
+            "                   Decision Agent\n")
+    assert _roles(text) == ["document", "planner", "research", "comparison", "decision"]
+
+
+def test_one_named_agent_names_the_single_agent() -> None:
+    assert _agents("An email assistant that drafts replies to my inbox.") == ["email_assistant"]
+
+
+def test_a_single_agent_said_in_so_many_words_stays_one_with_its_gate() -> None:
+    built = compile_request(
+        "Build a LangGraph workflow with a single Pydantic AI agent that manages email "
+        "operations with human-in-the-loop approval for sending emails.\n\nState Flow: Input "
+        "→ Agent Processing → Human Approval Node → Send Execution → Final Response").spec
+    assert built.pattern == "human_gate" and len(built.agents) <= 2
+
+
+def test_a_named_role_that_sends_work_back_closes_the_loop_itself() -> None:
+    built = compile_request(
+        "A conversation between two agents.\n\n1. **CopyWriter**: This agent is tasked with "
+        "refining copy based on user input.\n2. **ArtDirector**: This agent reviews the copy "
+        "provided by the CopyWriter and gives approval or feedback for further refinement.").spec
+    assert built.pattern == "evaluator_optimizer"
+    assert [a.name for a in built.agents] == ["copy_writer", "art_director"]
+    assert any(e.source == "art_director" and e.kind == "loop" for e in built.edges)
+
+
+def test_a_lead_named_in_another_language_leads_without_a_second_orchestrator() -> None:
+    text = ("Un système multi-agents pour la réception d'hôtel.\n\n"
+            "- **Agent Principal** : Coordonne tous les autres agents\n"
+            "- **Agent de Réservation** : Gère les réservations des chambres\n"
+            "- **Agent Météo** : Fournit des informations météorologiques")
+    names = _agents(text)
+    assert names[0] == "principal" and "orchestrator" not in names and len(names) == 3

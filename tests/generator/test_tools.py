@@ -215,3 +215,24 @@ def test_a_debater_may_search_the_web_the_request_asks_for() -> None:
     tools = {c.tool for c in rank_builtins(plan, "Search the web for evidence.", set())
              if c.kept}
     assert "builtin:web_search" in tools
+
+
+def test_false_friends_wire_no_builtin_and_select_no_pack() -> None:
+    from a4a.generator.tools import cue_hits
+
+    assert "remember" not in cue_hits("proposes an in-memory cache with sync")
+    assert "remember" in cue_hits("remembers the user's preferences between sessions")
+    assert "web_search" not in cue_hits("a CLI tool first, then a web interface")
+    assert "web_search" in cue_hits("searches the web for recent papers")
+    assert "read_file" not in cue_hits("This document specifies a debate system")
+    spec = compile_request("This document specifies a multi-agent debate system for software "
+                           "design problems.").spec
+    assert not any(t.name.endswith("_document") or "document" in t.name for t in spec.tools)
+
+
+def test_a_usage_aside_selects_no_pack() -> None:
+    spec = compile_request(
+        "Example script to write a screenplay from a newsgroup post using agents. You can also "
+        "try it out with a personal email with many replies and see it turn into a movie "
+        "script.").spec
+    assert not any("mail" in t.name for t in spec.tools)
