@@ -19,6 +19,7 @@ from a4a.generator.domains import (
     select_domains,
 )
 from a4a.generator.text import Text, fold, normalize
+from a4a.generator.tools import gloss
 from a4a.runtime import knowledge
 
 NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -78,12 +79,15 @@ class RuleIntentParser:
         packs = knowledge.domain_packs()
         chosen = domains[:8] or ("generic",)
         caps, roles = [], []
+        # The packs' keywords are English: a request in another language is read through its
+        # English gloss too ("estado de pedidos, facturación" names orders and invoices).
+        read = norm if analysis.lang == "en" else f"{norm} {gloss(text, analysis.lang)}"
         for pid in chosen:
             pack = packs[pid]
             caps += [f"{pid}.{op.name}" for op in pack.operations
-                     if op.keywords and alternation(tuple(op.keywords)).search(norm)]
+                     if op.keywords and alternation(tuple(op.keywords)).search(read)]
             roles += [f"{pid}.{r.name}" for r in pack.roles
-                      if r.keywords and alternation(tuple(r.keywords)).search(norm)]
+                      if r.keywords and alternation(tuple(r.keywords)).search(read)]
         named = tuple(r.name for r in analysis.roles)
         strong = tuple(sorted({c.pattern for c in analysis.cues if c.weight >= 1.0}))
         weak = tuple(sorted({c.pattern for c in analysis.cues if c.weight < 1.0}))

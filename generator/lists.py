@@ -219,6 +219,11 @@ _CJK_SENTENCE = re.compile(r"[，。；！？]|[\u3040-\u30ff\u3400-\u9fff][*_ ]
                            r"|[\u3040-\u30ff\u3400-\u9fff]{13}")
 
 
+# Job titles whose head noun alone names no role ("owner" of a record, "member" of a list).
+_JOB_TITLES = frozenset({"product owner", "process owner", "business owner", "team member",
+                         "staff member", "board member"})
+
+
 def _title_name(title: str, lang: str) -> str:
     """The ASCII name of a title that names a role, "" when it names none."""
     if len(title) > 60 or len(title.split()) > 6 or _CJK_SENTENCE.search(title):
@@ -226,7 +231,8 @@ def _title_name(title: str, lang: str) -> str:
     words = re.findall(r"[a-z][a-z0-9-]*", title.lower())
     # "IT Setup Coordinator": a title opening with "it" and no other function word.
     acronym = len(words) >= 3 and words[0] == "it"
-    english = (title.isascii() and 1 <= len(words) <= 5 and is_role_word(words[-1])
+    english = (title.isascii() and 1 <= len(words) <= 5
+               and (is_role_word(words[-1]) or " ".join(words[-2:]) in _JOB_TITLES)
                and words[-1] not in PLURAL and not _things(words[-1])
                and not any(is_filler(w) and w != "of" for w in words[acronym:]))
     if lang == "en":

@@ -28,8 +28,8 @@ _CLAUSE_SPLIT = re.compile(r",\s*(?:and\s+|then\s+)?(?=(?:a|an|the|one)\s)|;\s*|
                            r"(?=(?:a|an|the)\s)")
 # Up to three words on the same line, one space apart, none itself a word for an agent: "Research
 # Agent    Comparison Agent" in a drawn diagram are two agents.
-_AGENT_NOUN = re.compile(r"\b((?:(?!(?:agent|assistant|bot)s?\b)[a-z][a-z-]*[ \t]){1,3})"
-                         r"(agent|assistant|bot)(s?)\b")
+_AGENT_NOUN = re.compile(r"\b((?:(?!(?:agent|assistant|bot)(?:s|en)?\b)[a-z][a-z-]*[ \t]){1,3})"
+                         r"(agent|assistant|bot)(s|en)?\b")
 _FOLLOWERS = frozenset("who that which to will should must can then and or , . ; : agent "
                        "agents is are also first takes uses".split())
 
@@ -96,7 +96,7 @@ def _balanced(clause: str) -> str:
 
 _ARTICLE = re.compile(r"\b(?:a|an|the|one|each|another)\s+")
 # A hyphen between a noun and "agent"; "multi-agent" and "sub-agent" name no role.
-_HYPHENATED = re.compile(r"(?<=[a-z]{4})(?<!multi)-(?=(?:agent|assistant|bot)s?\b)")
+_HYPHENATED = re.compile(r"(?<=[a-z]{4})(?<!multi)-(?=(?:agent|assistant|bot)(?:s|en)?\b)")
 _WORDS = re.compile(r"[a-z][a-z-]*")
 _PUNCT = re.compile(r"[,.;:!?()\n]")
 
@@ -121,12 +121,13 @@ def agent_noun_roles(norm: str) -> list[Role]:
             out += [Role(w, f"{w} {m.group(2)}", "", "agent_noun", m.start() + k)
                     for k, w in enumerate(pair)]
             continue
-        if m.group(3):  # "cooperating agents" names no one agent
-            continue
+        if m.group(3) and not (len(words) == 1 and words[0] not in BARE
+                               and (is_role_word(words[0]) or words[0] in _PEOPLE)):
+            continue  # "cooperating agents" names no one agent; "supplier agents" a kind
         rest = norm[m.end():].split("\n", 1)[0]  # a duty ends with its line
         duty = first_clause(rest).strip(" ,:")
         if not words or any(is_filler(w) for w in words) or (
-                words[-1] in NOT_ROLES and not _LEADS_OTHERS.search(duty)):
+                words[-1] in NOT_ROLES - _PEOPLE and not _LEADS_OTHERS.search(duty)):
             continue  # "a team agent for coordinating between agents" leads them
         duty = re.sub(r"^(?:who|that|which|to|will|should|must)\s+", "", duty)[:200]
         title = " ".join([*words, m.group(2)])
@@ -173,7 +174,8 @@ def code_roles(norm: str) -> list[Role]:
 _PEOPLE = frozenset("supplier vendor seller buyer customer partner provider merchant investor "
                     "player visitor tenant owner".split())
 _LEADS_OTHERS = re.compile(r"\b(?:coordinat|orchestrat|delegat|supervis)\w*")
-_CUTS = frozenset("per each every any some no".split())
+# ... and conjunctions of the other languages ("Retailer-Agenten und Supplier-Agenten").
+_CUTS = frozenset("per each every any some no und oder et ou y и или".split())
 # "the right expert agent" names a choice among the agents, not one of them.
 _CHOICE = frozenset("right appropriate relevant correct specific proper suitable respective "
                     "next same".split())

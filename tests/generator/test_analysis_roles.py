@@ -266,3 +266,19 @@ def test_a_lead_named_in_another_language_leads_without_a_second_orchestrator() 
             "- **Agent Météo** : Fournit des informations météorologiques")
     names = _agents(text)
     assert names[0] == "principal" and "orchestrator" not in names and len(names) == 3
+
+
+def test_kinds_of_agents_in_the_plural_and_job_titles_are_roles() -> None:
+    assert _roles("Retailer-Agenten und Supplier-Agenten handeln autonom über Preis und "
+                  "Menge.") == ["retailer", "supplier"]
+    assert _roles("The supervisor orchestrates worker agents.") == ["supervisor"]
+    assert _roles("1. **Product Owner** - Schreibt die Anforderungen\n2. **Developer** - "
+                  "Programmiert den Code\n3. **QA Engineer** - Findet Bugs") == [
+        "product_owner", "developer", "qa_engineer"]
+
+
+def test_plural_agents_in_another_language_are_a_team_not_one_agent() -> None:
+    ru = ("Система технического собеседования с использованием нескольких AI-агентов. Агенты "
+          "взаимодействуют между собой перед тем как задать следующий вопрос.")
+    built = compile_request(ru).spec
+    assert built.pattern == "group_chat" and len(built.agents) >= 2
