@@ -99,14 +99,14 @@ def _gates() -> dict[str, _Gate]:
 
 
 @cache
-def _senses() -> dict[str, tuple[tuple[str, re.Pattern[str]], ...]]:
+def _senses() -> dict[str, tuple[tuple[str, re.Pattern[str], str], ...]]:
     out = {}
     for pid, pack in knowledge.domain_packs().items():
         rows = []
         for s in pack.senses:
             pat = compile_terms(s.unless)
             if pat is not None:
-                rows.append((fold(normalize(s.term)), pat))
+                rows.append((fold(normalize(s.term)), pat, s.scope))
         out[pid] = tuple(rows)
     return out
 
@@ -148,13 +148,13 @@ def _singular(word: str) -> str:
 
 
 def _sense_excludes(pid: str, word: str, norm: str, pos: int) -> bool:
-    rules = [pat for term, pat in _senses().get(pid, ()) if word.startswith(term)]
+    rules = [(pat, scope) for term, pat, scope in _senses().get(pid, ()) if word.startswith(term)]
     if not rules:
         return False
     begin = max((m.end() for m in _SENTENCE_END.finditer(norm, 0, pos)), default=0)
     end_m = _SENTENCE_END.search(norm, pos)
     sentence = fold(norm[begin:end_m.start() if end_m else len(norm)])
-    return any(pat.search(sentence) for pat in rules)
+    return any(pat.search(fold(norm) if scope == "request" else sentence) for pat, scope in rules)
 
 
 def domain_scores(norm: str) -> dict[str, int]:

@@ -158,6 +158,10 @@ class Sense(_Strict):
     unless: list[str] = Field(min_length=1, description="Terms that, in the same sentence, "
                               "mean another sense: the keyword does not count there "
                               "(stock: unless 'stock market', 'ticker', 'shares').")
+    scope: Literal["sentence", "request"] = Field(
+        "sentence", description="Where the `unless` terms are looked for: the keyword's sentence, "
+        "or the whole request (a game's 'inventory' is the player's items wherever 'player' "
+        "is said).")
 
 
 LANGS = Literal["en", "zh", "ja", "es", "de", "fr", "pt", "ru"]

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from a4a.generator import domains
+from a4a.generator.pipeline import compile_request
 from a4a.generator.text import Text, literal_regex
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -117,3 +118,14 @@ def test_packs_are_named_in_the_other_languages(text: str, pack: str) -> None:
 def test_a_lone_term_counts_twice_when_the_request_acts_on_it(text: str, term: str,
                                                                acted: bool) -> None:
     assert domains.acted_on("email", (term,), text) is acted
+
+
+def test_a_games_inventory_is_the_players_items_anywhere_in_the_request() -> None:
+    text = ("A text adventure where the player explores dungeons with AI agents.\n"
+            "- **ItemAgent:** Handles inventory, rewards, and item descriptions.")
+    spec = compile_request(text).spec
+    assert not any("warehouse" in t.name or "reorder" in t.name or "supplier" in t.name
+                   for t in spec.tools)
+    stock = compile_request("An agent that tracks inventory levels in our warehouse and "
+                            "reorders stock.").spec
+    assert stock.environment is not None and "inventory" in stock.environment.domains
