@@ -102,7 +102,7 @@ def _gates() -> dict[str, _Gate]:
 def _senses() -> dict[str, tuple[tuple[str, re.Pattern[str], str], ...]]:
     out = {}
     for pid, pack in knowledge.domain_packs().items():
-        rows = []
+        rows: list[tuple[str, re.Pattern[str], str]] = []
         for s in pack.senses:
             pat = compile_terms(s.unless)
             if pat is not None:
