@@ -220,6 +220,13 @@ _THAT_SERIES = re.compile(r"\b(?:agents|pipeline|workflow|crew|team)\b[^.;:\n]{0
                           r"\b(?:that|which|who)\s+([a-z]{3,}(?<!s)s\b[^,;.!?\n]{0,60}),\s+"
                           r"([a-z]{3,}(?<!s)s\b[^,;.!?\n]{0,60}),?\s+(?:and|then)\s+"
                           r"([a-z]{3,}(?<!s)s\b[^,;.!?\n]{0,60})")
+# Verbs in series, each with up to two words of object: "to strategize, generate commands,
+# and execute scans"; "to the team, the boss and the client" lists no work.
+_TO_CLAUSES = re.compile(r"\bto ([a-z]{3,}(?: [a-z]+){0,2}), ([a-z]{3,}(?: [a-z]+){0,2}),? "
+                         r"(?:and|then) ([a-z]{3,}(?: [a-z]+){0,2})\b")
+_TEAM_WORDS = re.compile(r"\b(?:agents|multi-agent|crew|team|pipeline)\b")
+_NOT_VERBS = frozenset("the and all our your their his her its each every any some more most "
+                       "new own other one two three".split())
 _CLAUSE_VERB = re.compile(r"^(?:and\s+)?([a-z]{3,}(?:ies|es|s))\s")
 
 
@@ -236,6 +243,11 @@ def _series(norm: str) -> tuple[str, ...]:
     m = _THAT_SERIES.search(norm)  # "agents that extract data, validate it, and store it"
     if m:
         return tuple(c.strip() for c in m.groups())
+    # "agents that collaborate to strategize, generate commands, and execute scans"; "this
+    # agent can be extended to analyse stock, forecast demand and suggest reorders" is one agent
+    for m in _TO_CLAUSES.finditer(norm) if _TEAM_WORDS.search(norm) else ():
+        if not any(c.split()[0] in _NOT_VERBS for c in m.groups()):
+            return tuple(c.strip() for c in m.groups())
     for sentence in re.split(r"(?<=[.!?])\s+|\n", norm):
         clauses = [c.strip(" .") for c in sentence.split(",")]
         if 3 <= len(clauses) <= 6 and all(

@@ -71,6 +71,10 @@ class RuleMetaAgent:
             top = next((t for t in ("human_gate", "reflection") if t in modifiers),
                        "single_agent")
             return PatternChoice(top, modifiers, "the request asks for a single agent", scores)
+        if structural[:1] == ["orchestrator_workers"] and "routing" in structural and (
+                _named_orchestration_only(intent)):
+            structural.remove("routing")  # "the Orchestrator agent routes each question to
+            structural.insert(0, "routing")  # one specialist": the lead's work is routing
         if structural:
             top = structural[0]
             if top in _OWN_LOOP:  # rounds or turns are their loop: no second reviewer loop
@@ -182,3 +186,17 @@ def _says_single(intent: IntentSpec) -> bool:
     """
     cues = intent.analysis.cues if intent.analysis else ()
     return any(c.pattern == "single_agent" and _SINGLE.match(c.phrase) for c in cues)
+
+
+_ORCHESTRATION = re.compile(r"orchestr|orquest|оркестр|编排|オーケストレ")
+
+
+def _named_orchestration_only(intent: IntentSpec) -> bool:
+    """Whether the only evidence for an orchestrator is the word itself.
+
+    "An orchestrator agent", "arquitetura de orquestração" name it; delegation or
+    decomposition would describe its work.
+    """
+    cues = intent.analysis.cues if intent.analysis else ()
+    strong = [c.phrase for c in cues if c.pattern == "orchestrator_workers" and c.weight >= 1.0]
+    return bool(strong) and all(_ORCHESTRATION.search(p.lower()) for p in strong)

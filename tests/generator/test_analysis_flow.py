@@ -180,3 +180,22 @@ def test_the_triage_role_fronts_a_handoff_wherever_it_is_named() -> None:
     spec = compile_request("Customer service agent with handoffs between a triage agent, a "
                            "sales agent and a refund agent.").spec
     assert spec.pattern == "handoff" and spec.agents[0].name == "triage"
+
+
+def test_work_in_series_with_objects_is_a_pipeline_only_for_a_team() -> None:
+    team = ("The system consists of multiple AI agents that collaborate to strategize, generate "
+            "commands, and execute scans based on the client's description.")
+    assert _pattern(team) == "prompt_chaining"
+    one = ("This agent is designed for supply chain management. It can be extended to analyse "
+           "inventory levels, forecast demand and suggest optimal reorder points.")
+    assert _pattern(one) == "single_agent"
+
+
+def test_an_orchestrator_whose_work_is_routing_makes_a_router() -> None:
+    pt = ("O sistema utiliza uma arquitetura de orquestração centralizada. O **Agente "
+          "Orquestrador** recebe a pergunta do usuário e, baseado nas palavras-chave, roteia "
+          "para um dos **Agentes Especialistas por Setor**.")
+    assert _pattern(pt) == "routing"
+    assert _pattern("An orchestrator breaks the report into sections and delegates each to a "
+                    "writer agent, then routes the drafts to an editor.") == (
+        "orchestrator_workers")
