@@ -164,7 +164,14 @@ def _sentence_at(fold: str, pos: int) -> str:
 def _merge(groups: list[list[Role]]) -> tuple[Role, ...]:
     """Roles in request order; a name (or a name inside another) counts once."""
     seen: dict[str, Role] = {}
+    read: dict[str, str] = {}  # one written word is one role ("orquestador"), its first class
     for role in sorted((r for g in groups for r in g), key=lambda r: r.position):
+        if role.source == "lexicon":
+            first = next((n for t, n in read.items() if role.title.startswith(t)
+                          or t.startswith(role.title)), role.name)
+            read.setdefault(role.title, first)
+            if first != role.name:
+                continue
         # "expert" alone is no name in English prose; a role noun of the tables is one.
         if not role.name or (role.name in BARE and role.source != "lexicon"):
             continue

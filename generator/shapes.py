@@ -334,6 +334,8 @@ def handoff(x: ShapeInput) -> Topology:
         front, specs = replace(router, writes=False), others
     elif named and named[0].archetype in ("router", "communicator", "coordinator"):
         front, specs = replace(named[0], writes=False), named[1:]
+    elif len(named) >= 3:  # a swarm of named peers: the first one the request names greets
+        front, specs = named[0], named[1:]
     else:
         front = AgentPlan("front_desk", "communicator", "talking with the user and handing off",
                           x.areas[:1], 6, False)

@@ -282,3 +282,17 @@ def test_plural_agents_in_another_language_are_a_team_not_one_agent() -> None:
           "взаимодействуют между собой перед тем как задать следующий вопрос.")
     built = compile_request(ru).spec
     assert built.pattern == "group_chat" and len(built.agents) >= 2
+
+
+def test_a_swarm_of_named_peers_needs_no_front_desk_and_one_word_is_one_role() -> None:
+    text = ("A swarm where specialized agents hand off to each other.\n\n"
+            "#### Search Agent\n- Executes property searches\n- **Transfers to**: Property Agent\n"
+            "#### Property Agent\n- Analyzes property information\n"
+            "#### Scheduling Agent\n- Manages visit scheduling\n")
+    built = compile_request(text).spec
+    assert built.pattern == "handoff"
+    assert [a.name for a in built.agents] == ["search", "property", "scheduling"]
+    es = ("El sistema usa agentes especializados coordinados por un orquestador inteligente.\n\n"
+          "Orquestador (analiza y decide)\n   ├→ Reservas Agent (crear/cancelar reservas)\n"
+          "   └→ Info Agent (horarios/general)\n- Orquestador analiza consultas")
+    assert len(compile_request(es).spec.agents) == 3
