@@ -96,6 +96,11 @@ def _siblings(lines: list[str], found: list[tuple[str, str, str] | None]) -> lis
         if len(roles) >= 2 and 2 * len(between) <= len(roles):
             heading = _key(lines[items[0]]).startswith("#")
             out += [i for i in between if heading or _does(lines[i])]
+            # ... and the list's last item, when its duty reads like theirs ("- **Audit &
+            # Reporting**: Generates audit reports" after three agents)
+            last = items[-1]
+            if not heading and last > roles[-1] and found[last] is None and _does(lines[last]):
+                out.append(last)
     return out
 
 
@@ -323,7 +328,8 @@ def bold_roles(split: str, lang: str) -> list[Role]:
 
 
 # English: a list in parentheses or after a colon that follows a word for agents.
-_EN_GROUP = re.compile(r"\b(?:agents|sub-?agents|personas|bots|assistants|roles|members|crew)\b"
+_EN_GROUP = re.compile(r"\b(?:agents|sub-?agents|personas|bots|assistants|roles|members|crew|"
+                       r"workers|specialists)\b"
                        r"[^.;:()\n]{0,40}?(?:[(]\s*(?P<p>[^()\n]{3,120})[)]"
                        r"|:\s*(?P<c>[^.!?;:\n]{3,160})"
                        r"|,\s*(?P<a>(?:an?|the)\s[^.;:()\n]{3,120}?)(?=,|\.|;|$|\s(?:that|who|which)\b))",

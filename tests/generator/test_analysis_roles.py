@@ -296,3 +296,13 @@ def test_a_swarm_of_named_peers_needs_no_front_desk_and_one_word_is_one_role() -
           "Orquestador (analiza y decide)\n   ├→ Reservas Agent (crear/cancelar reservas)\n"
           "   └→ Info Agent (horarios/general)\n- Orquestador analiza consultas")
     assert len(compile_request(es).spec.agents) == 3
+
+
+def test_the_last_item_of_a_role_list_and_workers_named_in_brackets_are_roles() -> None:
+    text = ("- **Field Extraction Agent**: Extracts data from receipts\n"
+            "- **Policy Validation Agent**: Checks expenses against policies\n"
+            "- **Audit & Reporting**: Generates audit reports")
+    assert _roles(text)[-1] == "audit_reporting"
+    assert _roles("It uses a Planner and several specialized workers (categorizer, summary "
+                  "builder, forecast generator).")[-3:] == [
+        "categorizer", "summary_builder", "forecast_generator"]
