@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from dataclasses import dataclass
 from typing import Any
 
+from a4a.generator import policy_model
 from a4a.generator.policy_terms import WORDS as _WORDS
 from a4a.generator.policy_terms import Intent, Waiver, decoded_fragments, pooled_classes, readings
 from a4a.generator.policy_terms import classes as _classes
@@ -57,25 +59,66 @@ def check_request(text: object) -> None:
     if not _WORDS.search(text):
         raise UserError("request.empty", "the request has no words to build from",
                         'Describe the agents you want, e.g. "a team that triages GitHub issues".')
-    reason = screen(text)
-    if reason:
-        code, fragment = reason
-        raise RefusedError(code, f"refused ({code}): the request asks for something a4a "
-                           f"never builds: {fragment!r}", "Remove that part of the request; "
-                           "generated frameworks only act through their own tools.",
-                           reason=code, match=fragment)
+    verdict = decide(text)
+    if verdict is None:
+        return
+    if verdict.score is None:
+        raise RefusedError(verdict.code, f"refused ({verdict.code}): the request asks for "
+                           f"something a4a never builds: {verdict.match!r}", "Remove that part "
+                           "of the request; generated frameworks only act through their own "
+                           "tools.", reason=verdict.code, match=verdict.match)
+    th = policy_model.load().threshold
+    raise RefusedError(verdict.code, f"refused ({verdict.code}): no rule matched, but the "
+                       f"learned screen scores the request {verdict.score:.2f} (it refuses at "
+                       f"{th:.2f}) on the evidence {verdict.match}", "Rephrase to say whose "
+                       "data, accounts or systems the agents act on and why that is allowed "
+                       "(\"our own servers\", \"with her consent\", \"to detect ...\"); the "
+                       "decision came from the learned screen (templates/policy_model.json), "
+                       "which reads the same term classes as the rules.",
+                       reason=verdict.code, match=verdict.match, score=verdict.score,
+                       threshold=th)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Why a request is refused: a reason code, the evidence, and the learned score if any.
+
+    A rule's verdict names the text it matched; the learned screen's names the features that
+    weighed most, and carries its score (`score` is None for a rule).
+    """
+
+    code: str
+    match: str
+    score: float | None = None
 
 
 def screen(text: str) -> tuple[str, str] | None:
-    """The first policy rule the request breaks, as (reason code, matched text).
+    """Why the request is refused, as (reason code, matched text or evidence), else None.
+
+    The first policy rule it breaks decides; if none does, the learned screen may refuse it.
+    """
+    verdict = decide(text)
+    return (verdict.code, verdict.match) if verdict else None
+
+
+def decide(text: str) -> Verdict | None:
+    """The rules' verdict on a request, then (if they let it pass) the learned screen's.
 
     Every reading of the request is screened (`policy_terms.readings`: base64 decoded, split
-    words joined, Latin run into CJK read apart); the intent rules see the classes of every
-    reading pooled ("made-up" stays "made up" in the first).
+    words joined, Latin run into CJK read apart); the intent rules and the learned screen see
+    the classes of every reading pooled. The learned screen never overrides a rule.
     """
     texts = readings(text)
-    return (_screen_intents(texts[0], pooled_classes(texts))
+    sentences = pooled_classes(texts)
+    rule = (_screen_intents(texts[0], sentences)
             or next((r for t in texts if (r := _screen_keywords(t.raw))), None))
+    if rule:
+        return Verdict(*rule)
+    feats = policy_model.features(sentences, _rules().intents, texts[0].fold)
+    score = policy_model.score(feats)
+    if score >= policy_model.load().threshold:
+        return Verdict("hostile_intent", ", ".join(policy_model.evidence(feats)), round(score, 3))
+    return None
 
 
 def _screen_intents(text: Text, sentences: list[set[str]]) -> tuple[str, str] | None:
@@ -179,10 +222,16 @@ def explain(text: str) -> dict[str, Any]:
     t = Text.of(text)
     sentences = [t.fold[s:e].strip() for (s, _), e in
                  zip(t.segments, [s for s, _ in t.segments[1:]] + [len(t.fold)], strict=True)]
-    reason = screen(text)
+    verdict = decide(text)
+    feats = policy_model.features_of(text)
     return {"sentences": [{"text": s, "classes": sorted(c)}
                           for s, c in zip(sentences, _classes(t), strict=True)],
-            "refused": {"reason": reason[0], "match": reason[1]} if reason else None}
+            "learned": {"score": round(policy_model.score(feats), 3),
+                        "threshold": policy_model.load().threshold,
+                        "evidence": policy_model.evidence(feats)},
+            "refused": {"reason": verdict.code, "match": verdict.match,
+                        **({"score": verdict.score} if verdict.score is not None else {})}
+            if verdict else None}
 
 
 def check_output(spec: FrameworkSpec) -> list[Issue]:
