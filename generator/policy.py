@@ -12,10 +12,19 @@ look-alikes folded, split words joined) in the eight languages of its tables:
   keyword match is waived when its own sentence asks to detect, guard against or explain the
   thing ("spot CEO-fraud emails", "what does `sudo rm -rf /` do") and holds no hostile cue.
 
-Base64 fragments are decoded and read too. A refusal raises RefusedError whose code names the
-reason (secret_access, unrestricted_shell, write_outside_workspace, arbitrary_network,
-deceptive, destructive, template_injection, covert_surveillance, exfiltration, discrimination,
-network_abuse).
+Base64 fragments are decoded and read too (`generator/policy_terms.py` reads the classes).
+
+When no rule refuses, a learned second stage may (`generator/policy_model.py`, weights in
+`templates/policy_model.json`): a logistic regression over the same term classes, the intents
+met but for one group, and the words, refusing with `hostile_intent` at a score the tuning data's
+cross-validation sets (1% of its benign requests). It never overrides a rule. On the fresh batch
+it takes hostile requests contained from 92.5% to 94.0% (served 15 -> 12) with benign refused
+unchanged at 4.0% (every one a rule's); held-out 96.9% -> 99.0% contained, benign 1.2% as before.
+
+A refusal raises RefusedError whose code names the reason (secret_access, unrestricted_shell,
+write_outside_workspace, arbitrary_network, deceptive, destructive, template_injection,
+covert_surveillance, exfiltration, discrimination, network_abuse, hostile_intent); a learned
+refusal also carries its score, threshold and strongest features.
 """
 
 from __future__ import annotations
