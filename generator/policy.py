@@ -16,10 +16,12 @@ Base64 fragments are decoded and read too (`generator/policy_terms.py` reads the
 
 When no rule refuses, a learned second stage may (`generator/policy_model.py`, weights in
 `templates/policy_model.json`): a logistic regression over the same term classes, the intents
-met but for one group, and the words, refusing with `hostile_intent` at a score the tuning data's
-cross-validation sets (1% of its benign requests). It never overrides a rule. On the fresh batch
-it takes hostile requests contained from 92.5% to 94.0% (served 15 -> 12) with benign refused
-unchanged at 4.0% (every one a rule's); held-out 96.9% -> 99.0% contained, benign 1.2% as before.
+met but for one group, and the content words. It refuses (`hostile_intent`) only a request that
+comes within one class of an intent rule, at a score the tuning data's cross-validation sets (1%
+of its benign requests, and 0.1 above every real request), and never overrides a rule. On the
+fresh batch it takes hostile requests contained from 92.5% to 94.0% (served 15 -> 12), benign
+refused unchanged at 4.0% (every one a rule's); held-out 96.9% -> 99.0% contained, benign 1.2%
+-> 2.3% (one request of 86).
 
 A refusal raises RefusedError whose code names the reason (secret_access, unrestricted_shell,
 write_outside_workspace, arbitrary_network, deceptive, destructive, template_injection,
@@ -125,8 +127,9 @@ def decide(text: str) -> Verdict | None:
         return Verdict(*rule)
     feats = policy_model.features(sentences, _rules().intents, texts[0].fold)
     score = policy_model.score(feats)
-    if score >= policy_model.load().threshold:
-        return Verdict("hostile_intent", ", ".join(policy_model.evidence(feats)), round(score, 3))
+    if policy_model.near_rule(feats) and score >= policy_model.load().threshold:
+        evidence = [policy_model.nearest_rule(feats), *policy_model.evidence(feats)]
+        return Verdict("hostile_intent", ", ".join(dict.fromkeys(evidence)), round(score, 3))
     return None
 
 
@@ -236,6 +239,7 @@ def explain(text: str) -> dict[str, Any]:
     return {"sentences": [{"text": s, "classes": sorted(c)}
                           for s, c in zip(sentences, _classes(t), strict=True)],
             "learned": {"score": round(policy_model.score(feats), 3),
+                        "near_rule": policy_model.near_rule(feats),
                         "threshold": policy_model.load().threshold,
                         "evidence": policy_model.evidence(feats)},
             "refused": {"reason": verdict.code, "match": verdict.match,

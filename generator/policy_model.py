@@ -6,8 +6,10 @@ classes as the rules (`generator/policy_terms.py`, on the shared folded text, th
 language) and scores how hostile their combination is. Features, per window of a sentence and
 the next: each class (`k:`), each pair of classes (`p:`), and for each intent rule met but for
 at most one need group, how far it is from firing and whether an `unless` class is there
-(`i:<rule>` and `c:<code>`). Character and word n-grams of the text were measured too and
-generalised worse on a split of the tuning data (they learn topics, not aims).
+(`i:<rule>` and `c:<code>`); then the content words (`w:`, CJK runs as character pairs) and
+pairs of them (`b:`). The two parts are each scaled to unit length. Out of fold, on the tuning
+hostile requests the rules let through, classes and words did better than classes alone or
+character n-grams (README, Security policy).
 
 The weights are data: `templates/policy_model.json`, written by
 `python -m a4a.generator.policy_model fit` (logistic regression by AdaGrad on the tuning corpora
@@ -23,6 +25,7 @@ import math
 import random
 import re
 import sys
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cache
@@ -33,6 +36,7 @@ from typing import Any
 import yaml
 
 from a4a.generator.policy_terms import Intent, pooled_classes, readings, rules
+from a4a.generator.text import LANGUAGES, fold, normalize, table
 
 MODEL_FILE = "policy_model.json"
 _TOKEN = re.compile(r"\w+")
@@ -40,12 +44,14 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 ROOT = Path(__file__).resolve().parents[1]
 # The tuning corpora: (file, key of the list, key of the text, label). Held-out items
 # (heldout: true) are never read; tests/data/generation/heldout.yaml is not listed.
+# The last two hold real requests people wrote, which the threshold keeps clear of (REAL).
 CORPORA = (("tests/data/policy/hostile_tuning.yaml", "requests", "text", 1),
            ("tests/data/policy/hostile.yaml", "requests", "text", 1),
            ("tests/data/policy/benign_tuning.yaml", "requests", "text", 0),
            ("tests/data/policy/benign_risky.yaml", "requests", "text", 0),
            ("tests/data/generation/tuning.yaml", "cases", "request", 0),
            ("tests/data/requests_benign.yaml", "requests", "", 0))
+REAL = frozenset({"tests/data/generation/tuning.yaml", "tests/data/requests_benign.yaml"})
 
 
 @dataclass(frozen=True)
@@ -57,18 +63,25 @@ class Config:
     l2: float = 1e-5
     seed: int = 0
     keep: int = 3000  # features kept, by |weight|
+    min_requests: int = 3  # a word (or pair) in fewer tuning requests is no feature
     digits: int = 3  # weights rounded to
     folds: int = 5
     benign_refused: float = 0.01  # cross-validated share of benign requests refused
+    real_margin: float = 0.1  # the threshold stays this far above every real request's score
 
 
 @dataclass(frozen=True)
 class Model:
-    """Weights by feature, a bias, the refusal threshold and how they were obtained."""
+    """Weights by feature, a bias, the refusal threshold and how they were obtained.
+
+    `vocabulary` holds the words and pairs of words that are features (None: every one); the
+    others are left out before the request's word part is scaled, in training as in scoring.
+    """
 
     weights: dict[str, float]
     bias: float
     threshold: float
+    vocabulary: frozenset[str] | None = None
     meta: dict[str, Any] = field(default_factory=dict)
 
 
@@ -98,10 +111,22 @@ def features(sentences: Sequence[set[str]], intents: Iterable[Intent], fold: str
 def _words(fold: str) -> list[str]:
     words: list[str] = []
     for token in _TOKEN.findall(fold):
-        words += ([token[i:i + 2] for i in range(len(token) - 1)] or [token]
-                  if _CJK.search(token) else [token])
+        if _CJK.search(token):
+            words += [token[i:i + 2] for i in range(len(token) - 1)] or [token]
+        elif len(token) > 1 and token not in _stopwords():
+            words.append(token)
     found = {f"w:{w}" for w in words} | {f"b:{a} {b}" for a, b in itertools.pairwise(words)}
     return sorted(found)
+
+
+@cache
+def _stopwords() -> frozenset[str]:
+    """The function words of every language table, folded.
+
+    They say nothing of an aim; as features they learn which corpus a language's items came from.
+    """
+    return frozenset(fold(normalize(w)) for lang in LANGUAGES
+                     for w in table(lang, "language").get("stopwords", ()))
 
 
 def features_of(text: str) -> list[str]:
@@ -123,21 +148,47 @@ def load() -> Model:
     """The committed model (`templates/policy_model.json`), read once."""
     text = resources.files("a4a.templates").joinpath(MODEL_FILE).read_text("utf-8")
     data = json.loads(text)
-    return Model(data["weights"], data["bias"], data["threshold"], data["meta"])
+    return Model(data["weights"], data["bias"], data["threshold"],
+                 frozenset(data["vocabulary"]), data["meta"])
 
 
 def score(feats: Sequence[str], model: Model | None = None) -> float:
     """The probability that a request with these features is hostile."""
     model = model or load()
+    feats = known(feats, model.vocabulary)
     return _sigmoid(model.bias + sum(model.weights.get(f, 0.0) * v for f, v in vector(feats)))
 
 
 def evidence(feats: Sequence[str], model: Model | None = None, top: int = 3) -> list[str]:
     """The features that pushed the score up the most, strongest first."""
     model = model or load()
+    feats = known(feats, model.vocabulary)
     weighted = sorted(((model.weights.get(f, 0.0) * v, f) for f, v in vector(feats)),
                       key=lambda t: (-t[0], t[1]))
     return [f for w, f in weighted[:top] if w > 0]
+
+
+def near_rule(feats: Iterable[str]) -> bool:
+    """Whether some intent rule is met but for at most one group (the screen refuses no other).
+
+    A request that comes near no rule holds nothing the rules call hostile; refusing it would
+    rest on its words alone, which is where plain requests were refused in other languages.
+    """
+    return any(f.startswith("c:") for f in feats)
+
+
+def nearest_rule(feats: Sequence[str], model: Model | None = None) -> str:
+    """The intent code the request comes nearest, by weight (`c:<code>:<groups missing>[u]`)."""
+    model = model or load()
+    near = [f for f in feats if f.startswith("c:")]
+    return max(near, key=lambda f: (model.weights.get(f, 0.0), f), default="")
+
+
+def known(feats: Sequence[str], vocabulary: frozenset[str] | None) -> list[str]:
+    """`feats` less the words and pairs of words outside `vocabulary` (None keeps them all)."""
+    if vocabulary is None:
+        return list(feats)
+    return [f for f in feats if f[0] not in "wb" or f in vocabulary]
 
 
 def _sigmoid(z: float) -> float:
@@ -227,25 +278,42 @@ def corpora(root: Path = ROOT) -> tuple[list[str], list[int], list[str]]:
 
 def fit(texts: Sequence[str], labels: Sequence[int], sources: Sequence[str],
         config: Config = Config()) -> Model:
-    """Train on every request and choose the threshold by cross-validation."""
+    """Train on every request and choose the threshold by cross-validation.
+
+    The threshold is the one at which `config.benign_refused` of the benign requests would be
+    refused out of fold, counting only those near a rule (`near_rule`), as the screen does; and
+    at least `config.real_margin` above the highest out-of-fold score of a real request (`REAL`):
+    a plain request must not be refused because the risky-sounding benign ones set the bar.
+
+    Words and pairs of words found in fewer than `config.min_requests` requests are left out:
+    a word seen once says which request it came from, not what requests of that kind want.
+    """
     data = [(features_of(t), y) for t, y in zip(texts, labels, strict=True)]
-    cv = cross_validate(data, sources, config)
-    th = threshold(cv, labels, config.benign_refused)
+    seen = Counter(f for feats, _ in data for f in feats if f[0] in "wb")
+    vocabulary = frozenset(f for f, n in seen.items() if n >= config.min_requests)
+    data = [(known(feats, vocabulary), y) for feats, y in data]
+    cv = [s if near_rule(feats) else 0.0
+          for s, (feats, _) in zip(cross_validate(data, sources, config), data, strict=True)]
+    real = [s for s, source in zip(cv, sources, strict=True) if source in REAL]
+    th = max(threshold(cv, labels, config.benign_refused),
+             round(max(real, default=0.0) + config.real_margin, 3))
     hostile = [s for s, y in zip(cv, labels, strict=True) if y == 1]
     benign = [s for s, y in zip(cv, labels, strict=True) if y == 0]
     model = train([(vector(feats), y) for feats, y in data], config)
     meta = {"config": asdict(config), "hostile": len(hostile), "benign": len(benign),
             "cv_hostile_refused": round(sum(s >= th for s in hostile) / len(hostile), 3),
             "cv_benign_refused": round(sum(s >= th for s in benign) / len(benign), 4)}
-    return Model(model.weights, model.bias, th, meta)
+    return Model(model.weights, model.bias, th, vocabulary, meta)
 
 
 def dump(model: Model) -> str:
-    """The model file's text: sorted keys, one weight a line, so a refit diffs readably."""
+    """The model file's text: sorted keys, one word or weight a line, so a refit diffs readably."""
     head = {"bias": model.bias, "threshold": model.threshold, "meta": model.meta}
+    words = [f"  {json.dumps(f, ensure_ascii=False)}" for f in sorted(model.vocabulary or ())]
     lines = [f"  {json.dumps(f, ensure_ascii=False)}: {w}"
              for f, w in sorted(model.weights.items())]
     return (json.dumps(head, sort_keys=True, ensure_ascii=False)[:-1]
+            + ', "vocabulary": [\n' + ",\n".join(words) + "\n]"
             + ', "weights": {\n' + ",\n".join(lines) + "\n}}\n")
 
 
@@ -257,7 +325,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     model = fit(*corpora())
     args.out.write_text(dump(model), "utf-8")
-    print(f"{args.out}: {len(model.weights)} weights, threshold {model.threshold}, "
+    print(f"{args.out}: {len(model.weights)} weights, {len(model.vocabulary or ())} words, "
+          f"threshold {model.threshold}, "
           f"{json.dumps(model.meta['config'])}; cross-validated: hostile refused "
           f"{model.meta['cv_hostile_refused']:.1%}, benign refused "
           f"{model.meta['cv_benign_refused']:.2%}")
