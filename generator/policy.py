@@ -12,108 +12,52 @@ look-alikes folded, split words joined) in the eight languages of its tables:
   keyword match is waived when its own sentence asks to detect, guard against or explain the
   thing ("spot CEO-fraud emails", "what does `sudo rm -rf /` do") and holds no hostile cue.
 
-Base64 fragments are decoded and read too. A refusal raises RefusedError whose code names the
-reason (secret_access, unrestricted_shell, write_outside_workspace, arbitrary_network,
-deceptive, destructive, template_injection, covert_surveillance, exfiltration, discrimination,
-network_abuse).
+Base64 fragments are decoded and read too (`generator/policy_terms.py` reads the classes).
+
+When no rule refuses, a learned second stage may (`generator/policy_model.py`, weights in
+`templates/policy_model.json`): a logistic regression over the same term classes, the intents
+met but for one group, and the content words. It refuses (`hostile_intent`) only a request that
+comes within one class of an intent rule, at a score the tuning data's cross-validation sets (1%
+of its benign requests, and 0.1 above every real request), and never overrides a rule. On the
+fresh batch it takes hostile requests contained from 92.5% to 94.0% (served 15 -> 12), benign
+refused unchanged at 4.0% (every one a rule's); held-out 96.9% -> 99.0% contained, benign 1.2%
+-> 2.3% (one request of 86).
+
+A refusal raises RefusedError whose code names the reason (secret_access, unrestricted_shell,
+write_outside_workspace, arbitrary_network, deceptive, destructive, template_injection,
+covert_surveillance, exfiltration, discrimination, network_abuse, hostile_intent); a learned
+refusal also carries its score, threshold and strongest features.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
-import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from typing import Any
 
-from a4a.generator.text import Hit, TermIndex, Text, tables
+from a4a.generator import policy_model
+from a4a.generator.policy_terms import WORDS as _WORDS
+from a4a.generator.policy_terms import Intent, Waiver, decoded_fragments, pooled_classes, readings
+from a4a.generator.policy_terms import classes as _classes
+from a4a.generator.policy_terms import rules as _rules
+from a4a.generator.text import Text
 from a4a.runtime import knowledge
 from a4a.runtime.errors import RefusedError, UserError
 from a4a.runtime.graph.issues import Issue
 from a4a.runtime.ir.spec import FrameworkSpec
-from a4a.runtime.loader.yamlio import load_yaml_text
+
+__all__ = ["check_output", "check_request", "decoded_fragments", "explain", "screen"]
 
 MAX_REQUEST_CHARS = 20_000
-_WORDS = re.compile(r"[^\W\d_]{2,}")
 # A waiver reads the whole clause: "explain this command: sudo ..." is one.
 _CLAUSE = re.compile(r"(?:[^.!?。！？\n]|\.(?=[\w/~]))+[.!?。！？\n]*")
-_SPLIT_HYPHEN = re.compile(r"(?<=[^\W\d_])[-\u2010\u2011](?=[^\W\d_])")
-_BASE64 = re.compile(r"(?<![\w+/])[A-Za-z0-9+/]{16,}={0,2}")
-# Latin text run into CJK text ("能用sudo的shell"): no word boundary between them, so a reading
-# with a space at each change of script is screened too.
-_SCRIPT_CHANGE = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f])(?=[A-Za-z0-9])"
-                            r"|(?<=[A-Za-z0-9])(?=[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f])")
 # A piece that ends in a colon after a few words is a label ("- Tool:"), read with what
 # follows it, by the rules of these codes (code run outside the sandbox, written as a spec).
 _LABEL_CHARS = 24
 _SPEC_CODES = frozenset({"unrestricted_shell"})
 # How a question ends (Japanese asks with a closing "か。").
 _QUESTION = ("?", "？", "か。", "か")
-# Borrowed vocabulary read in its English form whatever the sentence's language.
-_SECTIONS = ("verbs", "objects", "modifiers", "ownership")
-_ANYWHERE = ("objects.credential", "objects.malware", "objects.shell")
-
-
-@dataclass(frozen=True)
-class Intent:
-    """One intent rule: each `need` group must be met (any class of it), no `unless` class."""
-
-    code: str
-    need: tuple[frozenset[str], ...]
-    unless: frozenset[str]
-
-
-@dataclass(frozen=True)
-class Waiver:
-    """Keyword matches of `codes` are waived in a sentence with a `when` class, no `unless`."""
-
-    codes: frozenset[str]
-    when: frozenset[str]
-    unless: frozenset[str]
-
-
-@dataclass(frozen=True)
-class Rules:
-    """The compiled policy: keyword rules, their waivers, and the intent rules."""
-
-    keywords: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
-    waivers: tuple[Waiver, ...]
-    intents: tuple[Intent, ...]
-    before: frozenset[str]
-    negates: dict[str, frozenset[str]]
-
-
-@cache
-def _rules() -> Rules:
-    text = resources.files("a4a.templates").joinpath("policy.yaml").read_text("utf-8")
-    data = load_yaml_text(text, "policy.yaml", trusted=True)
-    waivers = tuple(Waiver(frozenset(w["codes"]), frozenset(w["when"]), frozenset(w["unless"]))
-                    for w in data["waivers"])
-    intents = tuple(
-        Intent(code, tuple(frozenset(group.split()) for group in rule["need"]),
-               frozenset(rule.get("unless", ())))
-        for code, rules in data["intents"].items() for rule in rules)
-    return Rules(tuple((code, tuple(re.compile(p) for p in pats))
-                       for code, pats in data["rules"].items()),
-                 waivers, intents, frozenset(data["clear_from_before"]),
-                 {cls: frozenset(gone) for cls, gone in data["negations"].items()})
-
-
-@cache
-def _indexes() -> tuple[TermIndex, TermIndex]:
-    """The shared lexicon (less the terms the policy's tables drop) and the policy's own terms.
-
-    A policy table may add terms to a lexicon class (same section and class name) and drop
-    lexicon terms too broad for a refusal (`drop: {"objects.person": [date]}`).
-    """
-    drop = {(cls, lang, term) for lang, data in tables("policy").items()
-            for cls, items in (data.get("drop") or {}).items() for term in items}
-    return (TermIndex("lexicon", _SECTIONS, drop),
-            TermIndex("policy", ("cues", *_SECTIONS)))
 
 
 def check_request(text: object) -> None:
@@ -126,83 +70,75 @@ def check_request(text: object) -> None:
     if not _WORDS.search(text):
         raise UserError("request.empty", "the request has no words to build from",
                         'Describe the agents you want, e.g. "a team that triages GitHub issues".')
-    reason = screen(text)
-    if reason:
-        code, fragment = reason
-        raise RefusedError(code, f"refused ({code}): the request asks for something a4a "
-                           f"never builds: {fragment!r}", "Remove that part of the request; "
-                           "generated frameworks only act through their own tools.",
-                           reason=code, match=fragment)
+    verdict = decide(text)
+    if verdict is None:
+        return
+    if verdict.score is None:
+        raise RefusedError(verdict.code, f"refused ({verdict.code}): the request asks for "
+                           f"something a4a never builds: {verdict.match!r}", "Remove that part "
+                           "of the request; generated frameworks only act through their own "
+                           "tools.", reason=verdict.code, match=verdict.match)
+    th = policy_model.load().threshold
+    raise RefusedError(verdict.code, f"refused ({verdict.code}): no rule matched, but the "
+                       f"learned screen scores the request {verdict.score:.2f} (it refuses at "
+                       f"{th:.2f}) on the evidence {verdict.match}", "Rephrase to say whose "
+                       "data, accounts or systems the agents act on and why that is allowed "
+                       "(\"our own servers\", \"with her consent\", \"to detect ...\"); the "
+                       "decision came from the learned screen (templates/policy_model.json), "
+                       "which reads the same term classes as the rules.",
+                       reason=verdict.code, match=verdict.match, score=verdict.score,
+                       threshold=th)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Why a request is refused: a reason code, the evidence, and the learned score if any.
+
+    A rule's verdict names the text it matched; the learned screen's names the features that
+    weighed most, and carries its score (`score` is None for a rule).
+    """
+
+    code: str
+    match: str
+    score: float | None = None
 
 
 def screen(text: str) -> tuple[str, str] | None:
-    """The first policy rule the request breaks, as (reason code, matched text).
+    """Why the request is refused, as (reason code, matched text or evidence), else None.
 
-    Where a hyphen splits a word ("ex-filtrate", "cust-omer") the text is also read with those
-    hyphens dropped, and Latin words run into CJK text are read apart ("用sudo的"); the intent
-    rules see the classes of every reading ("made-up" stays "made up" in the first).
+    The first policy rule it breaks decides; if none does, the learned screen may refuse it.
     """
-    full = " \n".join([text, *decoded_fragments(text)])
-    nfkc = unicodedata.normalize("NFKC", full)  # a full-width hyphen splits words too
-    joined = _SPLIT_HYPHEN.sub("", nfkc)
-    spaced = _SCRIPT_CHANGE.sub(" ", nfkc)
-    variants = list(dict.fromkeys([full, joined, *([spaced] if spaced != nfkc else [])]))
-    return (_screen_intents([Text.of(v) for v in variants])
-            or next((r for v in variants if (r := _screen_keywords(v))), None))
+    verdict = decide(text)
+    return (verdict.code, verdict.match) if verdict else None
 
 
-def decoded_fragments(text: str) -> list[str]:
-    """The readable text hidden in base64 fragments of `text` (a hostile aim can hide there)."""
-    out = []
-    for m in _BASE64.finditer(text):
-        chunk = m.group(0)
-        try:
-            raw = base64.b64decode(chunk + "=" * (-len(chunk) % 4), validate=True)
-            decoded = raw.decode("utf-8")
-        except (binascii.Error, UnicodeDecodeError):
-            continue
-        if _WORDS.search(decoded) and all(c.isprintable() or c.isspace() for c in decoded):
-            out.append(decoded)
-    return out
+def decide(text: str) -> Verdict | None:
+    """The rules' verdict on a request, then (if they let it pass) the learned screen's.
 
-
-def _classes(text: Text) -> list[set[str]]:
-    """The term classes found in each sentence of `text`."""
-    starts = [s for s, _ in text.segments]
-    lexicon, own = _indexes()
-    hits = _unnegated(lexicon.find(text, _ANYWHERE) + own.find(text))
-    out: list[set[str]] = [set() for _ in starts]
-    for h in hits:
-        i = max(0, sum(s <= h.start for s in starts) - 1)
-        out[i].add(h.cls)
-    return out
-
-
-def _unnegated(hits: list[Hit]) -> list[Hit]:
-    """`hits` less those that start inside a hit of a class that negates them.
-
-    "without her consent" holds no consent, "without checking them" no guard, "never sends
-    customer data outside" no sending out: the words of the negating term are read in its
-    sense alone (`negations` in templates/policy.yaml).
+    Every reading of the request is screened (`policy_terms.readings`: base64 decoded, split
+    words joined, Latin run into CJK read apart); the intent rules and the learned screen see
+    the classes of every reading pooled. The learned screen never overrides a rule.
     """
-    negates = _rules().negates
-    spans = [(h.start, h.end, negates[h.cls]) for h in hits if h.cls in negates]
-    return [h for h in hits
-            if not any(s <= h.start < e and h.cls in gone for s, e, gone in spans)]
+    texts = readings(text)
+    sentences = pooled_classes(texts)
+    rule = (_screen_intents(texts[0], sentences)
+            or next((r for t in texts if (r := _screen_keywords(t.raw))), None))
+    if rule:
+        return Verdict(*rule)
+    feats = policy_model.features(sentences, _rules().intents, texts[0].fold)
+    score = policy_model.score(feats)
+    if policy_model.near_rule(feats) and score >= policy_model.load().threshold:
+        evidence = [policy_model.nearest_rule(feats), *policy_model.evidence(feats)]
+        return Verdict("hostile_intent", ", ".join(dict.fromkeys(evidence)), round(score, 3))
+    return None
 
 
-def _screen_intents(texts: list[Text]) -> tuple[str, str] | None:
+def _screen_intents(text: Text, sentences: list[set[str]]) -> tuple[str, str] | None:
     """An intent met within a sentence and the next (consent may also stand just before).
 
-    `texts` are readings of one request with the same sentences; their classes are pooled.
-    The rules of `_SPEC_CODES` also read a specification's labels joined to their values.
+    `sentences` are the classes of the readings of `text`, pooled. The rules of
+    `_SPEC_CODES` also read a specification's labels joined to their values.
     """
-    text = texts[0]
-    sentences = _classes(text)
-    for other in texts[1:]:
-        more = _classes(other)
-        if len(more) == len(sentences):
-            sentences = [a | b for a, b in zip(sentences, more, strict=True)]
     starts = [s for s, _ in text.segments] + [len(text.fold)]
     joined, joined_starts = _join_labels(text, sentences)
     return (_first_intent(text, sentences, starts, _rules().intents)
@@ -298,10 +234,17 @@ def explain(text: str) -> dict[str, Any]:
     t = Text.of(text)
     sentences = [t.fold[s:e].strip() for (s, _), e in
                  zip(t.segments, [s for s, _ in t.segments[1:]] + [len(t.fold)], strict=True)]
-    reason = screen(text)
+    verdict = decide(text)
+    feats = policy_model.features_of(text)
     return {"sentences": [{"text": s, "classes": sorted(c)}
                           for s, c in zip(sentences, _classes(t), strict=True)],
-            "refused": {"reason": reason[0], "match": reason[1]} if reason else None}
+            "learned": {"score": round(policy_model.score(feats), 3),
+                        "near_rule": policy_model.near_rule(feats),
+                        "threshold": policy_model.load().threshold,
+                        "evidence": policy_model.evidence(feats)},
+            "refused": {"reason": verdict.code, "match": verdict.match,
+                        **({"score": verdict.score} if verdict.score is not None else {})}
+            if verdict else None}
 
 
 def check_output(spec: FrameworkSpec) -> list[Issue]:

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from a4a.generator.policy import _indexes, _rules, explain, screen
+from a4a.generator.policy import explain, screen
+from a4a.generator.policy_terms import indexes as _indexes
+from a4a.generator.policy_terms import rules as _rules
 
 PLAIN = "An agent that reads my wife's email without her knowing"
 FULLWIDTH = "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in PLAIN)

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from a4a.generator.policy import _indexes, _rules, _unnegated, explain, screen
+from a4a.generator.policy import explain, screen
+from a4a.generator.policy_terms import indexes as _indexes
+from a4a.generator.policy_terms import rules as _rules
+from a4a.generator.policy_terms import unnegated as _unnegated
 from a4a.generator.text import Hit
 
 # Written for this test (not drawn from the measurement corpora): pairs that share their words,
