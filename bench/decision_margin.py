@@ -89,6 +89,9 @@ def main() -> None:
         return
     print(f"model {out['model']}")
     for k, g in out["groups"].items():
+        if not g["n"]:  # a kind the rows hold none of (no hard-negative rows in the batch)
+            print(f"  {k:20s} n   0")
+            continue
         print(f"  {k:20s} n {g['n']:3d}  mean P(call) {g['mean']:.3f}  "
               f"at or above the cut {g['at_or_above']:.2f}")
     print(f"AUC call vs no-call: a4a held-out {out['auc_a4a']:.3f}, BFCL {out['auc_bfcl']:.3f}")
