@@ -138,11 +138,17 @@ def agent_noun_roles(norm: str) -> list[Role]:
 def _pair(words: list[str]) -> tuple[str, str] | None:
     """("sales", "refunds") of "sales or refunds", else None."""
     if len(words) == 3 and words[1] in ("or", "and") and not {words[0], words[2]} & (
-            (NOT_ROLES - _PEOPLE) | _FILLER_WORDS):
+            _NOT_NOUNS | _FILLER_WORDS):
         return words[0], words[2]
     return None
 
 
+# Words of NOT_ROLES that name no kind of work either ("other or later agents"); "calendar and
+# email agents" are two agents.
+_NOT_NOUNS = frozenset("other after under either whether rather never ever over later together "
+                       "further whatever however another better faster proper upper lower major "
+                       "minor senior junior prior super cheaper deeper relevant important "
+                       "significant constant instant".split())
 _FILLER_WORDS = frozenset("a an the one this that these those".split())
 _CODE = re.compile(r"`([a-z][a-z0-9]*(?:[_ -][a-z0-9]+){0,3})`")
 _AGENT_WORDS = frozenset("agent assistant bot".split())

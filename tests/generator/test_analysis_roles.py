@@ -306,3 +306,9 @@ def test_the_last_item_of_a_role_list_and_workers_named_in_brackets_are_roles() 
     assert _roles("It uses a Planner and several specialized workers (categorizer, summary "
                   "builder, forecast generator).")[-3:] == [
         "categorizer", "summary_builder", "forecast_generator"]
+
+
+def test_two_kinds_of_agents_sharing_one_plural_are_two_roles() -> None:
+    assert _roles("A central supervisor coordinates specialized calendar and email "
+                  "agents.") == ["supervisor", "calendar", "email"]
+    assert _roles("Other or later agents wait their turn.") == []
