@@ -23,6 +23,7 @@ from a4a.generator.lists import (
     enumerated_roles,
     header_roles,
     inline_roles,
+    titled_agent_roles,
 )
 from a4a.generator.prose import (
     agent_noun_roles,
@@ -439,7 +440,7 @@ def analyse(raw: str) -> RequestAnalysis:
     # ... but the lead they report to is often named only there ("协调者 Agent 分配任务").
     prose = [_leads(lex_roles)] if len(headers) >= 2 else [
         _native(clause_roles(split), lang), _native(agent_noun_roles(split), lang),
-        lex_roles, enumerated_roles(text, lang),
+        lex_roles, enumerated_roles(text, lang), titled_agent_roles(raw[:20_000], lang),
         english_enumerated_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else [],
         inline_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else [],
         cjk_series_roles(raw[:20_000]),

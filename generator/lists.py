@@ -497,6 +497,41 @@ def enumerated_roles(text: Text, lang: str) -> list[Role]:
 
 
 
+# "l'Agent Réception", "el Agente de Reservas", "o Agente Financeiro": a capitalised word
+# for "agent" and a capitalised name after it, in the languages that put the head first.
+_HEAD_FIRST = ("fr", "es", "pt")
+_LINK = r"(?:(?:de la|de|del|du|des|da|do|das|dos)\s+|d['\u2019])?"
+_NAME = r"[A-ZÀ-ÖØ-Þ][^\W\d_]+(?:[ -][A-ZÀ-ÖØ-Þ][^\W\d_]+)?"
+
+
+@cache
+def _titled_agent(lang: str) -> re.Pattern[str] | None:
+    words = sorted({t for _, t in terms("analysis", "agent").get("agent", ()) if _ == lang},
+                   key=lambda t: (-len(t), t))
+    if not words:
+        return None
+    heads = "|".join(re.escape(w[:1].upper() + w[1:]) for w in words)
+    return re.compile(rf"(?<![^\W\d_])(?:{heads})\s+{_LINK}{_NAME}")
+
+
+def titled_agent_roles(raw: str, lang: str) -> list[Role]:
+    """Agents named "Agent <Name>" in French, Spanish or Portuguese, each with its clause."""
+    pat = _titled_agent(lang) if lang in _HEAD_FIRST else None
+    if pat is None:
+        return []
+    out, found = [], list(pat.finditer(raw))
+    for m, nxt in zip(found, [*found[1:], None], strict=False):
+        reading = read_title(m.group(0))
+        if reading.words and reading.agent and not reading.team:
+            rest = raw[m.end():nxt.start() if nxt else len(raw)]
+            duty = _CLAUSE_END.split(rest, maxsplit=1)[0].strip(" -—")
+            out.append(Role(reading.name, fold(normalize(m.group(0))),
+                            fold(normalize(duty))[:200], "clause", m.start()))
+    return out
+
+
+_CLAUSE_END = re.compile(r"[,;.!?()\n:]")
+
 
 @cache
 def _label_terms() -> re.Pattern[str] | None:
