@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Protocol
 
 from a4a.generator.analysis import RequestAnalysis, analyse, without_asides
@@ -18,6 +19,7 @@ from a4a.generator.domains import (
     names_departments,
     select_domains,
 )
+from a4a.generator.naming import ascii_words
 from a4a.generator.text import Text, fold, normalize
 from a4a.generator.tools import gloss
 from a4a.runtime import knowledge
@@ -75,7 +77,7 @@ class RuleIntentParser:
         scores = {p: sum(2 if " " in w else 1 for w in h) for p, h in hits.items()}
         # A lone term the request acts on with one of the pack's verbs counts as two.
         scores |= {p: 2 for p, s in scores.items() if s == 1 and acted_on(p, hits[p], norm)}
-        domains = select_domains(scores, names_departments(norm))
+        domains = role_packs(analysis, select_domains(scores, names_departments(norm)), hits)
         packs = knowledge.domain_packs()
         chosen = domains[:8] or ("generic",)
         caps, roles = [], []
@@ -96,9 +98,55 @@ class RuleIntentParser:
             roles=tuple(roles), cues=strong, counts=_counts(norm),
             keywords=_keywords(norm), weak_cues=weak,
             named_agents=named if len(named) >= 2 else named_agents(norm),
-            analysis=analysis, domain_evidence={p: hits[p] for p in domains},
+            analysis=analysis, domain_evidence={p: hits.get(p, ()) for p in domains},
             warnings=_warnings(analysis, domains),
         )
+
+
+MAX_PACKS = 8
+
+
+def role_packs(analysis: RequestAnalysis, domains: tuple[str, ...],
+               found: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """`domains` plus, for each named role no chosen pack covers, its title's pack.
+
+    The two-pack limit keeps a request's passing words from pulling in packs; a role's title
+    is no passing word ("Agent Météo", "calendar analyst"): a team of specialists each
+    named after a domain needs each domain's operations. A role whose title holds a chosen
+    pack's term is covered (its duty may pass through another pack's words: "a weather
+    agent checks the forecast for the trip"); else the best-scoring pack of its title's
+    words is added (ties by name), up to MAX_PACKS in all.
+    """
+    out = list(domains)
+    for role in analysis.roles if len(analysis.roles) >= 2 else ():
+        title = normalize(f"{role.title} {role.name.replace('_', ' ')}")
+        # Only terms the whole request's reading kept: its sense rules see the context
+        # ("Finance Agent for detailed financial analysis" is no expense clerk).
+        hits = {p: h for p, h in domain_hits(Text(title, title, fold(title))).items()
+                if set(h) & set(found.get(p, ()))}
+        if not hits or set(hits) & set(out) or len(out) >= MAX_PACKS:
+            continue
+        best = min(hits, key=lambda p: (-len(hits[p]), p))
+        if not any(_serves(p, t) for p in out for t in hits[best]):
+            out.append(best)
+    return tuple(out)
+
+
+@cache
+def _pack_text(pack: str) -> str:
+    """The words of a pack's operations: names, descriptions and parameter names."""
+    p = knowledge.domain_packs().get(pack)
+    ops = p.operations if p else ()
+    return " ".join(f"{o.name} {o.description} {' '.join(x.name for x in o.params)}"
+                    for o in ops).replace("_", " ").lower()
+
+
+def _serves(pack: str, term: str) -> bool:
+    """Whether a chosen pack's operations already deal with a role's term.
+
+    "insurance" at a clinic: the healthcare pack records each patient's insurance.
+    """
+    return re.search(rf"\b{re.escape(term)}\b", _pack_text(pack)) is not None
 
 
 def _warnings(analysis: RequestAnalysis, domains: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -145,11 +193,8 @@ def _counts(norm: str) -> dict[str, int]:
 
 
 def _keywords(norm: str) -> tuple[str, ...]:
-    words = re.findall(r"[a-z][a-z0-9]+", norm)
-    seen: dict[str, None] = {}
-    for w in words:
-        if w not in _STOP and len(w) > 2:
-            seen.setdefault(w, None)
+    """The request's first content words in ASCII, any language (the framework's name)."""
+    seen = dict.fromkeys(w for w in ascii_words(norm) if w not in _STOP)
     return tuple(seen)[:12]
 
 

@@ -60,7 +60,8 @@ class RuleMetaAgent:
         modifiers = tuple(m for m in MODIFIERS if m in cues)
         structural = sorted((c for c in cues if c not in MODIFIERS and c != "single_agent"),
                             key=lambda c: (-scores.get(c, 1.0), pats[c]["priority"], c))
-        big = len(intent.domains) >= 3 and "hierarchical_teams" not in structural
+        big = (len(intent.domains) >= 3 and "hierarchical_teams" not in structural
+               and len(intent.named_agents) < 2)
         if big and (not structural or structural[0] == "orchestrator_workers"):
             return PatternChoice("hierarchical_teams", modifiers,
                                  f"the request names teams over {len(intent.domains)} domains",

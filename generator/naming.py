@@ -159,3 +159,19 @@ def role_class(word: str) -> str:
     """The English class of a role noun written in any language ("" when unknown)."""
     hit = _word(fold(normalize(word)))
     return hit[1] if hit and hit[0] == ROLE else ""
+
+
+def ascii_words(text: str) -> list[str]:
+    """The content words of text in any of the eight languages, in ASCII, in order.
+
+    Known role nouns and glossary terms become their English words (the only ASCII form a
+    Chinese or Japanese word has), words meaning "agent" and function words are dropped,
+    accents are folded and Cyrillic is transliterated: "Une équipe pour un hôtel" gives
+    "equipe", "hotel"; "管理日历的助手" gives "calendar", "assistant".
+    """
+    out: list[str] = []
+    for kind, value in _readings(fold(normalize(text))):
+        if kind == AGENT or (not kind and (value in _stopwords() or _CJK.search(value))):
+            continue
+        out.extend(w for w in re.findall(r"[a-z][a-z0-9]+", transliterate(value)) if len(w) > 2)
+    return out

@@ -96,6 +96,8 @@ def _limits(spec: FrameworkSpec) -> Limits:
 def framework_name(intent: IntentSpec) -> str:
     """A readable, deterministic slug from the request's content words."""
     words = [w for w in intent.keywords if not w.isdigit()][:4]
+    if len(words) < 2:  # a request the glossary barely reads: name it by its packs too
+        words += [d.replace("_", "-") for d in intent.domains if d != "generic"][:2]
     slug = "-".join(words) or "framework"
     slug = re.sub(r"[^a-z0-9-]", "", slug)[:48].strip("-")
     return slug if slug and slug[0].isalpha() else f"fw-{slug}"[:48]

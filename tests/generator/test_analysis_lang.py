@@ -182,3 +182,29 @@ def test_workers_are_never_named_after_the_planner_that_splits_their_work() -> N
     spec = compile_request("Ein Planer-Agent zerlegt die Aufgabe, dann führen drei "
                            "Worker-Agenten die Teilaufgaben parallel aus.").spec
     assert not any(a.name.startswith("planner_") for a in spec.agents)
+
+
+def test_agents_titled_agent_name_in_romance_languages_are_roles_with_duties() -> None:
+    text = ("Une équipe pour un hôtel : l'Agent Réception gère les réservations de chambres, "
+            "l'Agent Météo répond aux questions des clients sur la météo, et l'Agent "
+            "Conciergerie recommande des restaurants.")
+    assert _roles(text) == [("reception", "gere les reservations de chambres"),
+                            ("weather", "repond aux questions des clients sur la meteo"),
+                            ("concierge", "recommande des restaurants")]
+    # The next agent's title ends the duty before it; "de" links a name, never names one.
+    assert _roles("O Agente Financeiro analisa as despesas e o Agente de Vendas acompanha os "
+                  "leads.") == [("finance", "analisa as despesas e o"),
+                                ("sales", "acompanha os leads")]
+    # A lower-case "agente" is prose, not a title.
+    assert _roles("Un agente de reservas que gestiona las reservas del hotel.") == []
+
+
+def test_framework_names_are_ascii_words_of_the_request_in_any_language() -> None:
+    names = {text: compile_request(text).spec.name for text in (
+        "Une équipe d'agents pour un hôtel qui gère les réservations.",
+        "Агент службы поддержки отвечает на обращения клиентов.",
+        "一个管理日历和会议安排的助手",
+        "ナレッジベースから回答するカスタマーサポートのエージェント")}
+    assert list(names.values()) == ["equipe-hotel-gere-booking",
+                                    "sluzhby-support-otvechaet-obrashcheniya",
+                                    "assistant-calendar", "knowledge-customer-service"]

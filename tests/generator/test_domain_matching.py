@@ -129,3 +129,32 @@ def test_a_games_inventory_is_the_players_items_anywhere_in_the_request() -> Non
     stock = compile_request("An agent that tracks inventory levels in our warehouse and "
                             "reorders stock.").spec
     assert stock.environment is not None and "inventory" in stock.environment.domains
+
+
+def _tools(text: str) -> dict[str, list[str]]:
+    return {a.name: a.tool_names() for a in compile_request(text).spec.agents}
+
+
+def test_a_role_named_after_a_domain_gets_that_domains_operations() -> None:
+    # "météo" is one passing hit: the two-pack limit alone would leave the weather agent bare.
+    tools = _tools("Une équipe d'agents pour un hôtel : l'Agent Réception gère les "
+                   "réservations de chambres, l'Agent Météo répond aux questions des clients "
+                   "sur la météo, et l'Agent Conciergerie recommande des restaurants.")
+    assert "get_current_weather" in tools["weather"]
+    assert "confirm_booking" in tools["reception"]
+    # A hotel's front desk is no clinic's.
+    hotel = compile_request("A team for our hotel: a front desk agent manages room bookings "
+                            "and a weather analyst answers guests' questions about the "
+                            "forecast.").spec
+    assert hotel.environment is not None
+    assert list(hotel.environment.domains) == ["travel", "weather"]
+
+
+def test_a_role_title_adds_only_packs_the_requests_reading_kept() -> None:
+    # "Finance Agent" doing financial analysis of a company is equity research, not expenses.
+    spec = compile_request("A Finance Agent does detailed financial analysis of a company, a "
+                           "News Agent gathers the latest headlines about it, and a Report "
+                           "Writer writes an investment memo.").spec
+    assert spec.environment is not None and "finance" not in spec.environment.domains
+    assert "investment_research" in spec.environment.domains
+    assert not any("expense" in t.name for t in spec.tools)

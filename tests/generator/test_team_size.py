@@ -158,3 +158,11 @@ def test_work_listed_in_series_is_a_chain_of_stages() -> None:
     novel = _spec("This project uses a multi-agent system to write, edit, and compile a "
                   "short story.")
     assert novel.pattern == "prompt_chaining" and len(novel.agents) == 3
+
+
+def test_named_agents_over_several_packs_are_no_hierarchy() -> None:
+    spec = _spec("A travel agent books the flights, a weather agent checks the forecast for "
+                 "the trip, and a budget agent tracks the expenses of the trip.")
+    assert spec.environment is not None and len(spec.environment.domains) >= 3
+    assert spec.pattern != "hierarchical_teams"
+    assert len(spec.agents) <= 4
