@@ -176,6 +176,11 @@ def _merge(groups: list[list[Role]]) -> tuple[Role, ...]:
         # "expert" alone is no name in English prose; a role noun of the tables is one.
         if not role.name or (role.name in BARE and role.source != "lexicon"):
             continue
+        # A part of a row's title read again by another rule ("менеджер" of "| **Менеджер
+        # командировок** - Supervisor |") is that row's role.
+        if role.source != "header" and any(r.source == "header" and role.title in r.title
+                                           for r in seen.values()):
+            continue
         # Two items of one list are two roles ("support", "technical_support"); a name
         # written again elsewhere, or inside a longer one, is the same role.
         twin = next((k for k, r in seen.items() if k == role.name or (

@@ -40,7 +40,8 @@ def header_roles(lines: list[str], offset: list[int], lang: str) -> list[Role]:
     "| Title | ... | duty |".
     """
     out = []
-    found = [_line_role(line, lang) for line in lines]
+    cols = _duty_columns(lines)
+    found = [_line_role(line, lang, cols[i]) for i, line in enumerate(lines)]
     for i in _siblings(lines, found):
         found[i] = _sibling_role(lines[i])
     for i, hit in enumerate(found):
@@ -137,18 +138,47 @@ def _sibling_role(line: str) -> tuple[str, str, str] | None:
     return slug(words), title, hit.group("duty").strip(" *_")
 
 
-def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
+# A table's column of duties, by its heading in any of the eight languages.
+_DUTY_HEADING = re.compile(
+    r"responsib|dut(?:y|ies)|task|purpose|function|what it does|зона ответственности|"
+    r"обязанност|задач|функци|职责|责任|任务|役割|担当|責務|funci[oó]n|responsabilit|"
+    r"r[oô]le\b|tarea|aufgabe|verantwort|fun[cç][aã]o|tarefa", re.IGNORECASE)
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
+
+
+def _duty_columns(lines: list[str]) -> list[int | None]:
+    """Per line, the index of its table's duty column (None outside tables or without one).
+
+    "| Agent | Responsibility | Tools | Does not do |": the duty is the second cell, not
+    the last.
+    """
+    out: list[int | None] = []
+    col: int | None = None
+    for i, line in enumerate(lines):
+        if not line.lstrip().startswith("|"):
+            col = None
+        elif i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]):
+            heads = [c.strip(" *_`") for c in line.strip().strip("|").split("|")]
+            col = next((k for k, h in enumerate(heads) if k and _DUTY_HEADING.search(h)),
+                       None)
+        out.append(col)
+    return out
+
+
+def _line_role(line: str, lang: str, duty_col: int | None = None
+               ) -> tuple[str, str, str] | None:
     """(name, title, duty) of a line that names a role, else None."""
     if line.lstrip().startswith("|"):
         cells = [c.strip(" *_`") for c in line.strip().strip("|").split("|")]
         if len(cells) < 2:
             return None
         # "| Vigil | `risk-flagger` | Legal risk analysis |": the first cell that names a role
-        for cell in cells[:-1]:
+        for k, cell in enumerate(cells[:-1]):
             title = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", cell)
-            name = _title_name(title.strip(), lang) if title.strip() else ""
+            name = _cell_name(title.strip(), lang) if title.strip() else ""
             if name:
-                return name, title.strip(), cells[-1]
+                duty = cells[duty_col] if duty_col and k < duty_col < len(cells) else cells[-1]
+                return name, title.strip(), duty
         return None
     elif len(_ARROW.findall(line)) >= 2:  # "Researcher → Writer → Reviewer" is a chain
         return None
@@ -181,6 +211,17 @@ def _line_role(line: str, lang: str) -> tuple[str, str, str] | None:
         title = gloss.group(1)
         name = _title_name(title, "en")
     return (name, title, duty.strip(" *_")) if name else None
+
+
+_NATIVE_EN = re.compile(r"^(?P<native>.+?)[*_ ]*\s[-–—]\s[*_ ]*(?P<en>[A-Za-z][A-Za-z ]{2,40})$")
+
+
+def _cell_name(title: str, lang: str) -> str:
+    """A table cell's role: "Поисковик билетов - Flight Searcher" by its English half."""
+    pair = _NATIVE_EN.match(title) if lang != "en" else None
+    if pair and (name := _title_name(pair.group("en").strip(), "en")):
+        return name
+    return _title_name(title, lang)
 
 
 _FILE = re.compile(r"^(?P<stem>[A-Za-z][\w -]{1,40})\.(?:py|js|ts|ipynb|go|rs|java|rb)$")
@@ -409,8 +450,10 @@ def cjk_series_roles(raw: str) -> list[Role]:
 
 
 # "agents for orders, returns and billing": one agent per area of work.
+# "agents for triaging, tracking, login management, and returns": areas of one to three words.
+_AREA = r"[a-z][a-z-]*(?: [a-z][a-z-]*){0,2}"
 _AGENTS_FOR = re.compile(r"\bagents (?:for|handling|covering|responsible for) "
-                         r"((?:[a-z][a-z-]*, )+[a-z][a-z-]*,? (?:and|or) [a-z][a-z-]*)\b")
+                         rf"((?:{_AREA}, )+{_AREA},? (?:and|or) [a-z][a-z-]*)\b")
 
 
 def inline_roles(raw: str) -> list[Role]:
@@ -428,8 +471,8 @@ def inline_roles(raw: str) -> list[Role]:
                     for k, i in enumerate(items)]
     for m in _AGENTS_FOR.finditer(raw):
         items = [i.strip() for i in _EN_SPLIT.split(m.group(1))]
-        if all(i and not is_filler(i) for i in items):
-            out += [Role(slug([i]), f"{i} agent", "", "list", m.start() + k)
+        if all(i and not any(is_filler(w) for w in i.split()) for i in items):
+            out += [Role(slug(i.split()), f"{i} agent", "", "list", m.start() + k)
                     for k, i in enumerate(items)]
     for m in _NUMBERED_AGENT.finditer(raw):
         title = m.group(1)

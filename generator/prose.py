@@ -112,8 +112,9 @@ def agent_noun_roles(norm: str) -> list[Role]:
         cut = max((k + 1 for k, w in enumerate(raw)
                    if (is_filler(w) and w not in ("and", "or")) or w in _CUTS), default=0)
         words = [w for w in raw[cut:] if w not in ADJECTIVES]
-        if words and (words[0] in _CHOICE or any(w in _SYSTEM for w in words)):
-            continue
+        if (words and (words[0] in _CHOICE or any(w in _SYSTEM for w in words))) or (
+                _MODIFIES.match(norm, m.end())):
+            continue  # "decentralized agent orchestration" names the system, not an agent
         while words and is_filler(words[0]):
             words = words[1:]
         pair = _pair(words)
@@ -187,6 +188,9 @@ _CHOICE = frozenset("right appropriate relevant correct specific proper suitable
                     "next same".split())
 # "an AI-powered multi-agent assistant" is the whole system.
 _SYSTEM = frozenset("multi-agent multiagent ai-powered".split())
+# "agent" as a modifier of the system's parts: "agent orchestration", "agent frameworks".
+_MODIFIES = re.compile(r"[ \t]+(?:orchestration|frameworks?|systems?|architectures?"
+                       r"|patterns?|platforms?|sdks?|runtimes?|librar(?:y|ies)|design)\b")
 
 
 _ONE = re.compile(r"\bone (?:agent|of them|bot)\b([^.;!?]*)")

@@ -208,3 +208,17 @@ def test_framework_names_are_ascii_words_of_the_request_in_any_language() -> Non
     assert list(names.values()) == ["equipe-hotel-gere-booking",
                                     "sluzhby-support-otvechaet-obrashcheniya",
                                     "assistant-calendar", "knowledge-customer-service"]
+
+
+def test_a_table_row_titled_in_two_languages_is_one_role_with_its_responsibility() -> None:
+    text = ("| Агент | Зона ответственности | Инструменты | Не делает |\n"
+            "|---|---|---|---|\n"
+            "| **Менеджер командировок** - Supervisor | Диалог с пользователем, делегирование "
+            "задач | - | Не ищет билеты сам |\n"
+            "| **Поисковик билетов** - Flight Searcher | Поиск и сравнение авиа вариантов | "
+            "`search_flights` | Не бронирует |\n"
+            "| **Бронировщик отелей** - Hotel Booker | Поиск и сравнение отелей | "
+            "`search_hotels` | Не проверяет бюджет |")
+    assert _roles(text) == [("supervisor", "диалог с пользователем, делегирование задач"),
+                            ("flight_searcher", "поиск и сравнение авиа вариантов"),
+                            ("hotel_booker", "поиск и сравнение отелей")]

@@ -312,3 +312,13 @@ def test_two_kinds_of_agents_sharing_one_plural_are_two_roles() -> None:
     assert _roles("A central supervisor coordinates specialized calendar and email "
                   "agents.") == ["supervisor", "calendar", "email"]
     assert _roles("Other or later agents wait their turn.") == []
+
+
+def test_agents_for_areas_of_several_words_name_one_agent_each() -> None:
+    text = ("The system uses decentralized agent orchestration. It leverages modular agents "
+            "for triaging, tracking, login management, order management, and returns.")
+    assert [r.name for r in analyse(text).roles] == [
+        "triaging", "tracking", "login_management", "order_management", "returns"]
+    # "agent" modifying the system's parts names no agent; an agent's workflow still does.
+    assert [r.name for r in analyse("A content creator agent workflow that repurposes my "
+                                    "posts.").roles] == ["content_creator"]
