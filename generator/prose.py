@@ -190,7 +190,8 @@ _CHOICE = frozenset("right appropriate relevant correct specific proper suitable
 _SYSTEM = frozenset("multi-agent multiagent ai-powered".split())
 # "agent" as a modifier of the system's parts: "agent orchestration", "agent frameworks".
 _MODIFIES = re.compile(r"[ \t]+(?:orchestration|frameworks?|systems?|architectures?"
-                       r"|patterns?|platforms?|sdks?|runtimes?|librar(?:y|ies)|design)\b")
+                       r"|patterns?|platforms?|sdks?|runtimes?|librar(?:y|ies)|design|applications?"
+                       r"|apps?|handoffs?|mechanisms?)\b")
 
 
 _ONE = re.compile(r"\bone (?:agent|of them|bot)\b([^.;!?]*)")

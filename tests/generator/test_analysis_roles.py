@@ -322,3 +322,19 @@ def test_agents_for_areas_of_several_words_name_one_agent_each() -> None:
     # "agent" modifying the system's parts names no agent; an agent's workflow still does.
     assert [r.name for r in analyse("A content creator agent workflow that repurposes my "
                                     "posts.").roles] == ["content_creator"]
+
+
+def test_agent_as_a_modifier_of_handoffs_and_applications_names_no_agent() -> None:
+    text = ("A supervisor agent orchestrates multiple specialized agents.\n"
+            "- Tool-based agent handoff mechanism for communication between agents.\n"
+            "Built on a framework for building agent applications.")
+    assert [r.name for r in analyse(text).roles] == ["supervisor"]
+
+
+def test_orchestrator_and_supervisor_keep_their_own_names_in_other_languages() -> None:
+    assert [r.name for r in analyse("Orquestador (analiza y decide)\n"
+                                    "   ├→ Reservas Agent (crear reservas)\n"
+                                    "   └→ Info Agent (horarios)").roles][:1] == ["orchestrator"]
+    assert "supervisor" in [r.name for r in analyse(
+        "Le superviseur reçoit la question et choisit un agent spécialisé : "
+        "ProfilingAgent, SegmentationAgent.").roles]
