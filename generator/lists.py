@@ -169,17 +169,7 @@ def _line_role(line: str, lang: str, duty_col: int | None = None
                ) -> tuple[str, str, str] | None:
     """(name, title, duty) of a line that names a role, else None."""
     if line.lstrip().startswith("|"):
-        cells = [c.strip(" *_`") for c in line.strip().strip("|").split("|")]
-        if len(cells) < 2:
-            return None
-        # "| Vigil | `risk-flagger` | Legal risk analysis |": the first cell that names a role
-        for k, cell in enumerate(cells[:-1]):
-            title = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", cell)
-            name = _cell_name(title.strip(), lang) if title.strip() else ""
-            if name:
-                duty = cells[duty_col] if duty_col and k < duty_col < len(cells) else cells[-1]
-                return name, title.strip(), duty
-        return None
+        return _table_role(line, lang, duty_col)
     elif len(_ARROW.findall(line)) >= 2:  # "Researcher → Writer → Reviewer" is a chain
         return None
     else:
@@ -203,6 +193,9 @@ def _line_role(line: str, lang: str, duty_col: int | None = None
         words = title_words(label.group("role"))
         if label.group("role").isascii() and 1 <= len(words) <= 3:
             return slug(words), label.group("role"), duty.strip(" *_")
+    gloss = _EN_AFTER.match(title)  # "景点搜索智能体 (Attraction Agent)": the English name
+    if gloss and not gloss.group(1).isascii() and (en := _title_name(gloss.group(2), "en")):
+        return en, gloss.group(2), duty.strip(" *_")
     title = _PERSONA.sub("", title)  # "UX Designer (Alice)": the role, not the persona's name
     if _FILE.match(title):  # "`planner.py` - plans the steps", "`rag.py` - RAG агент для ..."
         return _file_role(title, duty, lang)
@@ -211,6 +204,21 @@ def _line_role(line: str, lang: str, duty_col: int | None = None
         title = gloss.group(1)
         name = _title_name(title, "en")
     return (name, title, duty.strip(" *_")) if name else None
+
+
+def _table_role(line: str, lang: str, duty_col: int | None) -> tuple[str, str, str] | None:
+    """(name, title, duty) of a table row: the first cell that names a role.
+
+    "| Vigil | `risk-flagger` | Legal risk analysis |"; the duty from the duty column.
+    """
+    cells = [c.strip(" *_`") for c in line.strip().strip("|").split("|")]
+    for k, cell in enumerate(cells[:-1]):
+        title = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", cell).strip()
+        name = _cell_name(title, lang) if title else ""
+        if name:
+            duty = cells[duty_col] if duty_col and k < duty_col < len(cells) else cells[-1]
+            return name, title, duty
+    return None
 
 
 _NATIVE_EN = re.compile(r"^(?P<native>.+?)[*_ ]*\s[-–—]\s[*_ ]*(?P<en>[A-Za-z][A-Za-z ]{2,40})$")
@@ -255,6 +263,7 @@ _ARTICLE = re.compile(r"^(?:the|a|an)\s+(?=\S+\s)", re.IGNORECASE)
 # An agent numbered or lettered, its role in brackets: "Agent 1 (Architect)", "Agent B (Security)".
 _AGENT_LABEL = re.compile(r"^(?:agent|agente|bot|агент)\s*(?:\d{1,2}|[a-z])\s*"
                           r"[(（](?P<role>[^()（）]{2,40})[)）]$", re.IGNORECASE)
+_EN_AFTER = re.compile(r"^(.+?)\s*[(（]\s*([A-Za-z][A-Za-z -]{2,40}?)\s*[)）]$")
 _PERSONA = re.compile(r"\s*[(（][^()（）]{1,30}[)）]\s*$")
 # A Latin title followed by a short gloss in Chinese or Japanese.
 _GLOSS = re.compile(r"^([A-Za-z][A-Za-z -]{2,40}?)\s+([\u3040-\u30ff\u3400-\u9fff][^:：]{0,20})$")

@@ -150,8 +150,8 @@ def parallel_sectioning(x: ShapeInput) -> Topology:
     lead, rest = x.take("coordinator")
     split = _as(lead, "coordinator") if lead else AgentPlan(
         "splitter", "coordinator", "splitting the task into independent parts", (), 4)
-    if x.named and len(rest) >= 3 and rest[-1].archetype in ("synthesizer", "writer", "judge",
-                                                             "reviewer"):
+    if x.named and len(rest) >= 3 and (rest[-1].archetype in (
+            "synthesizer", "writer", "judge", "reviewer") or MERGES.search(rest[-1].duty)):
         agg = _as(rest[-1], "synthesizer")
         return _fan(split, rest[:-1], agg)
     if x.named and len(rest) >= 2:

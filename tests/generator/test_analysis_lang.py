@@ -222,3 +222,16 @@ def test_a_table_row_titled_in_two_languages_is_one_role_with_its_responsibility
     assert _roles(text) == [("supervisor", "диалог с пользователем, делегирование задач"),
                             ("flight_searcher", "поиск и сравнение авиа вариантов"),
                             ("hotel_booker", "поиск и сравнение отелей")]
+
+
+def test_a_native_title_with_an_english_name_in_brackets_takes_the_english_name() -> None:
+    text = ("系统通过多个专业智能体的并行协作。\n"
+            "1. **景点搜索智能体 (Attraction Agent)**\n   - 根据用户偏好搜索相关景点\n"
+            "2. **酒店推荐智能体 (Hotel Agent)**\n   - 根据住宿偏好推荐酒店\n"
+            "3. **行程规划智能体 (Planner Agent)**\n   - 整合所有智能体的结果\n")
+    assert [r.name for r in analyse(text).roles] == ["attraction", "hotel", "planner"]
+    # The English name is the role's title: "planner" inside it is no plan-and-execute cue,
+    # and the planner that merges the others' results closes the fan-out itself.
+    spec = compile_request(text).spec
+    assert spec.pattern == "parallel_sectioning"
+    assert len(spec.agents) == 4, [a.name for a in spec.agents]
