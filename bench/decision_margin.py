@@ -9,7 +9,7 @@ pass to `bench/bfcl.py --call-threshold`. An AUC near 0.5 says the model does no
 a tool fits, whatever the cut.
 
 Usage: OMP_NUM_THREADS=1 python bench/decision_margin.py --model DIR --rows DATA.json
-       [--cases 30] [--limit 25] [--json]
+       [--cases 30] [--limit 25] [--max-false-call 0.02] [--json]
 `DATA.json` is the `data.json` that bench/recipe.py writes into its `--out`; `--model` a merged
 checkpoint (default: the embedded base model).
 """
@@ -54,7 +54,8 @@ def bfcl_turns(limit: int) -> dict[str, list[list[dict[str, str]]]]:
                 for item in bfcl.load(c, limit)] for c in BFCL}
 
 
-def measure(model: Path | None, rows_file: Path, cases: int, limit: int) -> dict[str, Any]:
+def measure(model: Path | None, rows_file: Path, cases: int, limit: int,
+            max_false_call: float | None = None) -> dict[str, Any]:
     from a4a.runtime.llm.local import LocalLLM
     from a4a.training import calibrate
 
@@ -64,8 +65,11 @@ def measure(model: Path | None, rows_file: Path, cases: int, limit: int) -> dict
     probs = {k: [probe(t) for t in v] for k, v in turns.items()}
     calls = [p for k in CALLS for p in probs[f"a4a {k}"]]
     none = [p for k in KINDS if k not in CALLS for p in probs[f"a4a {k}"]]
-    cut = calibrate.best_threshold(calls, none)
+    cut = (calibrate.best_threshold(calls, none) if max_false_call is None
+           else calibrate.strict_threshold(calls, none, max_false_call))
     return {"model": str(probe.llm.model_dir), "threshold": cut,
+            "rule": "balanced accuracy" if max_false_call is None
+            else f"at most {max_false_call:.0%} of no-call rows at or above",
             "auc_a4a": calibrate.auc(calls, none),
             "auc_bfcl": calibrate.auc(probs["bfcl simple_python"] + probs["bfcl multiple"],
                                       probs["bfcl irrelevance"]),
@@ -81,9 +85,12 @@ def main() -> None:
     ap.add_argument("--rows", type=Path, required=True)
     ap.add_argument("--cases", type=int, default=30)
     ap.add_argument("--limit", type=int, default=25)
+    ap.add_argument("--max-false-call", type=float, default=None,
+                    help="fit the cut that lets at most this share of a4a's no-call rows "
+                         "call (default: the cut with the best balanced accuracy)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    out = measure(args.model, args.rows, args.cases, args.limit)
+    out = measure(args.model, args.rows, args.cases, args.limit, args.max_false_call)
     if args.json:
         print(json.dumps(out, indent=1))
         return
@@ -95,7 +102,7 @@ def main() -> None:
         print(f"  {k:20s} n {g['n']:3d}  mean P(call) {g['mean']:.3f}  "
               f"at or above the cut {g['at_or_above']:.2f}")
     print(f"AUC call vs no-call: a4a held-out {out['auc_a4a']:.3f}, BFCL {out['auc_bfcl']:.3f}")
-    print(f"cut fitted on a4a held-out rows: {out['threshold']:.4g}")
+    print(f"cut fitted on a4a held-out rows ({out['rule']}): {out['threshold']:.4g}")
 
 
 if __name__ == "__main__":

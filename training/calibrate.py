@@ -3,9 +3,10 @@
 Greedy decoding calls a tool whenever the call's first token is the likeliest, so a model that
 has learnt "a call usually follows the tools block" calls even when no tool fits, though it
 may still rank fitting tools above unfitting ones. `CallProbe` reads that ranking (one forward
-pass, no decoding); `auc` says how well it separates, `best_threshold` fits a cut on rows whose
-answer is known (a4a's own held-out rows, never a benchmark's items), and a decoder calls only
-at or above the cut (`bench/bfcl.py --call-threshold`).
+pass, no decoding); `auc` says how well it separates, `best_threshold` (balanced accuracy) or
+`strict_threshold` (a bound on wrong calls) fits a cut on rows whose answer is known (a4a's
+own held-out rows, never a benchmark's items), and a decoder calls only at or above the cut
+(`bench/bfcl.py --call-threshold`).
 """
 
 from __future__ import annotations
@@ -62,6 +63,28 @@ def best_threshold(calls: Sequence[float], no_calls: Sequence[float]) -> float:
         return (hit + rest) / 2
 
     return max(sorted(set(calls) | set(no_calls)), key=balanced)
+
+
+def strict_threshold(calls: Sequence[float], no_calls: Sequence[float],
+                     max_false_call: float) -> float:
+    """The lowest cut that lets at most `max_false_call` of the no-call rows call.
+
+    An operating point for a model whose wrong calls cost more than its missed ones (a
+    benchmark that counts a call where none fits as a failure, like BFCL's irrelevance):
+    it trades calls for silence, as far as the rows say, and no further.
+
+    Raises:
+        ValueError: when either side is empty, or the share is not in [0, 1).
+    """
+    if not calls or not no_calls:
+        raise ValueError("fitting a call threshold needs rows with and without a call")
+    if not 0.0 <= max_false_call < 1.0:
+        raise ValueError(f"max_false_call must be in [0, 1), not {max_false_call}")
+    allowed = int(max_false_call * len(no_calls))  # this many no-call rows may sit at or above
+    above = sorted(no_calls, reverse=True)
+    # Just above the (allowed+1)-th highest no-call row: it and every lower one stay silent.
+    bar = above[allowed]
+    return min((p for p in (*calls, *no_calls) if p > bar), default=bar + 1e-9)
 
 
 def share_at_or_above(probs: Sequence[float], cut: float) -> float:

@@ -27,6 +27,20 @@ def test_best_threshold_separates_and_prefers_the_lowest_cut() -> None:
         calibrate.best_threshold([], [0.2])
 
 
+def test_strict_threshold_bounds_the_wrong_calls_the_rows_allow() -> None:
+    calls, none = [0.6, 0.7, 0.9], [0.1, 0.3, 0.5, 0.65]
+    assert calibrate.strict_threshold(calls, none, 0.0) == 0.7  # no no-call row at or above
+    cut = calibrate.strict_threshold(calls, none, 0.25)  # one of four may call
+    assert cut == 0.6 and calibrate.share_at_or_above(none, cut) == 0.25
+    # Stricter than the balanced cut when a no-call row sits among the calls.
+    assert calibrate.strict_threshold(calls, none, 0.0) > calibrate.best_threshold(calls, none)
+    # No call row above every no-call row: nothing at all may call.
+    silent = calibrate.strict_threshold([0.2], [0.9, 0.1], 0.0)
+    assert calibrate.share_at_or_above([0.2, 0.9, 0.1], silent) == 0.0
+    with pytest.raises(ValueError, match=r"\[0, 1\)"):
+        calibrate.strict_threshold(calls, none, 1.0)
+
+
 def test_summary_reports_each_group() -> None:
     out = calibrate.summary({"a": [0.2, 0.8], "b": []}, 0.5)
     assert out["a"] == {"n": 2, "mean": 0.5, "at_or_above": 0.5}
