@@ -164,14 +164,20 @@ def role_class(word: str) -> str:
 def ascii_words(text: str) -> list[str]:
     """The content words of text in any of the eight languages, in ASCII, in order.
 
-    Known role nouns and glossary terms become their English words (the only ASCII form a
-    Chinese or Japanese word has), words meaning "agent" and function words are dropped,
-    accents are folded and Cyrillic is transliterated: "Une équipe pour un hôtel" gives
-    "equipe", "hotel"; "管理日历的助手" gives "calendar", "assistant".
+    Latin words keep their own spelling with accents folded ("Une équipe pour un hôtel"
+    gives "equipe", "hotel"); Chinese and Japanese terms become their English words from
+    the naming tables (their only ASCII form: "管理日历的助手" gives "calendar", "assistant"),
+    Cyrillic words too where the tables know them, else transliterated. Words meaning
+    "agent" and function words are dropped.
     """
     out: list[str] = []
-    for kind, value in _readings(fold(normalize(text))):
-        if kind == AGENT or (not kind and (value in _stopwords() or _CJK.search(value))):
-            continue
-        out.extend(w for w in re.findall(r"[a-z][a-z0-9]+", transliterate(value)) if len(w) > 2)
+    for tok in _TOKEN.findall(fold(normalize(text))):
+        if _CJK.fullmatch(tok):
+            found = [v for k, v in _cjk_run(tok) if k != AGENT]
+        elif tok.isascii():
+            found = [] if tok in _stopwords() or _word(tok) == (AGENT, "agent") else [tok]
+        else:
+            kind, value = _word(tok) or ("", transliterate(tok))
+            found = [] if kind == AGENT or tok in _stopwords() else [value]
+        out.extend(w for v in found for w in re.findall(r"[a-z][a-z0-9]+", v) if len(w) > 2)
     return out

@@ -205,7 +205,7 @@ def test_framework_names_are_ascii_words_of_the_request_in_any_language() -> Non
         "Агент службы поддержки отвечает на обращения клиентов.",
         "一个管理日历和会议安排的助手",
         "ナレッジベースから回答するカスタマーサポートのエージェント")}
-    assert list(names.values()) == ["equipe-hotel-gere-booking",
+    assert list(names.values()) == ["equipe-hotel-gere-reservations",
                                     "sluzhby-support-otvechaet-obrashcheniya",
                                     "assistant-calendar", "knowledge-customer-service"]
 
