@@ -446,12 +446,16 @@ def analyse(raw: str) -> RequestAnalysis:
     prose = [_leads(lex_roles)] if len(headers) >= 2 else [
         _native(clause_roles(split), lang), _native(agent_noun_roles(split), lang),
         lex_roles, enumerated_roles(text, lang), titled_agent_roles(raw[:20_000], lang),
-        english_enumerated_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else [],
         inline_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else [],
         cjk_series_roles(raw[:20_000]),
         ordinal_roles(split) if lang == "en" else []]
+    # A list that says it names the agents ("three agents: A, B, and C") holds even beside
+    # headings that describe only some of them.
+    listed = english_enumerated_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else []
+    if len(headers) >= 2 and len(listed) <= len(headers):
+        listed = []  # the headings describe every agent the list names
     roles = _merge([headers, chain_roles(lines, offsets, lang), bold_roles(split, lang),
-                    code_roles(split), *prose])
+                    code_roles(split), listed, *prose])
     bare = without_setup(_runner_verbs(raw[:20_000]))
     if bare != raw[:20_000]:  # cues only from what the agents do, not how to run the project
         lex_cues = _lexicon_roles(Text.of(bare))[1]

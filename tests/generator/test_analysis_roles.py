@@ -338,3 +338,18 @@ def test_orchestrator_and_supervisor_keep_their_own_names_in_other_languages() -
     assert "supervisor" in [r.name for r in analyse(
         "Le superviseur reçoit la question et choisit un agent spécialisé : "
         "ProfilingAgent, SegmentationAgent.").roles]
+
+
+def test_a_counted_list_of_agents_adds_the_ones_its_headings_leave_out() -> None:
+    text = ("A system that processes patient cases through three specialized agents: "
+            "**Intake**, **Diagnosis Reasoning**, and **Care Plan Generation**.\n\n"
+            "**Intake Agent** — Retrieves patient records into a summary.\n\n"
+            "**Diagnosis Agent** — Searches medical literature for an assessment.")
+    names = _roles(text)
+    assert len(names) == 3 and names[-1] == "care_plan_generation", names
+    # Headings that describe every listed agent keep their own fuller names.
+    personas = ("A roundtable between expert personas (UX, Tech, Business).\n"
+                "1. **UX Designer (Alice)**: user experience.\n"
+                "2. **Tech Lead (Bob)**: performance.\n"
+                "3. **Project Manager (Charlie)**: scope.")
+    assert _roles(personas) == ["ux_designer", "tech_lead", "project_manager"]
