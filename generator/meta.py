@@ -15,7 +15,7 @@ from typing import Protocol
 from a4a.generator.analysis import asks_for_writing
 from a4a.generator.intent import IntentSpec
 from a4a.generator.plan import archetype_of, sends_back
-from a4a.generator.shape_input import LEADS, counted_role
+from a4a.generator.shape_input import LEADS, counted_role, says_single
 from a4a.runtime import knowledge
 
 # Patterns that wrap another one rather than shape the whole team.
@@ -66,7 +66,7 @@ class RuleMetaAgent:
             return PatternChoice("hierarchical_teams", modifiers,
                                  f"the request names teams over {len(intent.domains)} domains",
                                  scores)
-        if _says_single(intent):
+        if says_single(intent):
             # "a single Pydantic AI agent ... with human approval for sending": the request
             # says one agent; its arrows are that agent's steps, its gate a human's
             top = next((t for t in ("human_gate", "reflection") if t in modifiers),
@@ -174,19 +174,6 @@ def _reviewer(intent: IntentSpec) -> str:
     """The named role whose duty reviews the other's work and sends it back, "" for none."""
     roles = intent.analysis.roles if intent.analysis else ()
     return next((r.name for r in roles if sends_back(r.duty)), "")
-
-
-_SINGLE = re.compile(r"^(?:a single (?:\w+ ){1,3}(?:agent|assistant|bot)|single[- ]agent)")
-
-
-def _says_single(intent: IntentSpec) -> bool:
-    """Whether the request asks in so many words for one agent.
-
-    "A single Pydantic AI agent", "a single-agent system" do; "one agent" or "an agent" in
-    passing does not.
-    """
-    cues = intent.analysis.cues if intent.analysis else ()
-    return any(c.pattern == "single_agent" and _SINGLE.match(c.phrase) for c in cues)
 
 
 _ORCHESTRATION = re.compile(r"orchestr|orquest|оркестр|编排|オーケストレ")

@@ -187,7 +187,9 @@ _CUTS = frozenset("per each every any some no und oder et ou y и или".split(
 _CHOICE = frozenset("right appropriate relevant correct specific proper suitable respective "
                     "next same".split())
 # "an AI-powered multi-agent assistant" is the whole system.
-_SYSTEM = frozenset("multi-agent multiagent ai-powered".split())
+_SYSTEM = frozenset("multi-agent multiagent ai-powered human-in-the-loop humanintheloop hitl "
+                    "pydantic langgraph langchain crewai autogen openai llamaindex smolagents "
+                    "agno dspy haystack".split())  # a kind of system, or the library it runs on
 # "agent" as a modifier of the system's parts: "agent orchestration", "agent frameworks".
 _MODIFIES = re.compile(r"[ \t]+(?:orchestration|frameworks?|systems?|architectures?"
                        r"|patterns?|platforms?|sdks?|runtimes?|librar(?:y|ies)|design|applications?"

@@ -176,3 +176,16 @@ def _lone_lead(x: ShapeInput) -> AgentPlan | None:
 
 
 _LEAD_TITLE = re.compile(r"(?:lead|chief|head|main|master|principal)\b")
+
+
+_SINGLE = re.compile(r"^(?:a single (?:\w+ ){1,3}(?:agent|assistant|bot)|single[- ]agent)")
+
+
+def says_single(intent: IntentSpec) -> bool:
+    """Whether the request asks in so many words for one agent.
+
+    "A single Pydantic AI agent", "a single-agent system" do; "one agent" or "an agent" in
+    passing does not.
+    """
+    cues = intent.analysis.cues if intent.analysis else ()
+    return any(c.pattern == "single_agent" and _SINGLE.match(c.phrase) for c in cues)

@@ -26,6 +26,7 @@ from a4a.generator.shape_input import (
     _node,
     _specialists,
     counted_role,
+    says_single,
 )
 from a4a.runtime.ir.spec import PatternNode
 
@@ -449,6 +450,10 @@ def human_gate(x: ShapeInput) -> Topology:
     executor, no gate agent the request did not ask for.
     """
     named, _ = x.take("approver")
+    if named is None and says_single(x.intent):  # "a single agent ... with human approval"
+        one = single_agent(x).agents[0]
+        return Topology(one.name, [replace(one, asks_human=True)], [],
+                        _node("human_gate", [one]))
     prop = AgentPlan("proposer", "planner", "proposing the actions to take", x.areas[:3], 6, False)
     if named is None:
         ex = AgentPlan("executor", "executor", "carrying out the actions a human approved",

@@ -166,3 +166,14 @@ def test_named_agents_over_several_packs_are_no_hierarchy() -> None:
     assert spec.environment is not None and len(spec.environment.domains) >= 3
     assert spec.pattern != "hierarchical_teams"
     assert len(spec.agents) <= 4
+
+
+def test_a_single_agent_with_human_approval_is_one_agent_that_asks() -> None:
+    spec = _spec("Build a LangGraph workflow with a single Pydantic AI agent that manages email "
+                 "operations with human-in-the-loop approval for sending emails. The agent "
+                 "reads inbox emails and creates drafts but requires explicit human approval "
+                 "before sending any email.")
+    assert spec.pattern == "human_gate"
+    assert [a.name for a in spec.agents] == ["assistant"]  # no library named as an agent
+    assert "ask_human" in spec.agents[0].tool_names()
+    assert "send_email" in spec.agents[0].tool_names()
