@@ -12,7 +12,6 @@ from dataclasses import replace
 from a4a.generator.rolewords import (
     ADJECTIVES,
     BARE,
-    NOT_ROLES,
     ROLE_WORDS,
     Role,
     is_filler,
@@ -128,7 +127,7 @@ def agent_noun_roles(norm: str) -> list[Role]:
         rest = norm[m.end():].split("\n", 1)[0]  # a duty ends with its line
         duty = first_clause(rest).strip(" ,:")
         if not words or any(is_filler(w) for w in words) or (
-                words[-1] in NOT_ROLES - _PEOPLE and not _LEADS_OTHERS.search(duty)):
+                words[-1] in _NO_SPECIALTY and not _LEADS_OTHERS.search(duty)):
             continue  # "a team agent for coordinating between agents" leads them
         duty = re.sub(r"^(?:who|that|which|to|will|should|must)\s+", "", duty)[:200]
         title = " ".join([*words, m.group(2)])
@@ -150,6 +149,10 @@ _NOT_NOUNS = frozenset("other after under either whether rather never ever over 
                        "further whatever however another better faster proper upper lower major "
                        "minor senior junior prior super cheaper deeper relevant important "
                        "significant constant instant".split())
+# Words before "agent" that name no specialty ("the other agent", "a user agent", "the master
+# agent"); other non-person -er nouns do ("browser agent", "weather agent", "reminder agent").
+_NO_SPECIALTY = _NOT_NOUNS | frozenset("user users master server member members matter number "
+                                       "team".split())
 _FILLER_WORDS = frozenset("a an the one this that these those".split())
 _CODE = re.compile(r"`([a-z][a-z0-9]*(?:[_ -][a-z0-9]+){0,3})`")
 _AGENT_WORDS = frozenset("agent assistant bot".split())
@@ -182,7 +185,8 @@ _PEOPLE = frozenset("supplier vendor seller buyer customer partner provider merc
                     "player visitor tenant owner".split())
 _LEADS_OTHERS = re.compile(r"\b(?:coordinat|orchestrat|delegat|supervis)\w*")
 # ... and conjunctions of the other languages ("Retailer-Agenten und Supplier-Agenten").
-_CUTS = frozenset("per each every any some no und oder et ou y и или".split())
+_CUTS = frozenset("per each every any some no und oder et ou y и или von für mit zur zum der des "
+                   "du des pour avec del para con do da dos das".split())
 # "the right expert agent" names a choice among the agents, not one of them.
 _CHOICE = frozenset("right appropriate relevant correct specific proper suitable respective "
                     "next same".split())

@@ -353,3 +353,11 @@ def test_a_counted_list_of_agents_adds_the_ones_its_headings_leave_out() -> None
                 "2. **Tech Lead (Bob)**: performance.\n"
                 "3. **Project Manager (Charlie)**: scope.")
     assert _roles(personas) == ["ux_designer", "tech_lead", "project_manager"]
+
+
+def test_agent_nouns_after_a_preposition_of_another_language_and_non_person_specialties() -> None:
+    assert _roles("**Zweck:** Koordination von Browser-Agent, Search-Agent, Scoring-Agent, "
+                  "Extraction-Agent")[:2] == ["browser", "search"]
+    assert _roles("A travel agent books the flights, a weather agent checks the forecast.") == [
+        "travel", "weather"]
+    assert _roles("Each answer goes on to the other agent.") == []
