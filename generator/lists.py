@@ -41,7 +41,8 @@ def header_roles(lines: list[str], offset: list[int], lang: str) -> list[Role]:
     """
     out = []
     cols = _duty_columns(lines)
-    found = [_line_role(line, lang, cols[i]) for i, line in enumerate(lines)]
+    found = [None if _table_head(lines, i) else _line_role(line, lang, cols[i])
+             for i, line in enumerate(lines)]
     for i in _siblings(lines, found):
         found[i] = _sibling_role(lines[i])
     for i, hit in enumerate(found):
@@ -146,6 +147,12 @@ _DUTY_HEADING = re.compile(
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 
 
+def _table_head(lines: list[str], i: int) -> bool:
+    """Whether line `i` is a table's heading row ("| Team | Folder | Agents |" over "|---|")."""
+    return (lines[i].lstrip().startswith("|") and i + 1 < len(lines)
+            and _TABLE_RULE.match(lines[i + 1]) is not None)
+
+
 def _duty_columns(lines: list[str]) -> list[int | None]:
     """Per line, the index of its table's duty column (None outside tables or without one).
 
@@ -157,7 +164,7 @@ def _duty_columns(lines: list[str]) -> list[int | None]:
     for i, line in enumerate(lines):
         if not line.lstrip().startswith("|"):
             col = None
-        elif i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]):
+        elif _table_head(lines, i):
             heads = [c.strip(" *_`") for c in line.strip().strip("|").split("|")]
             col = next((k for k, h in enumerate(heads) if k and _DUTY_HEADING.search(h)),
                        None)

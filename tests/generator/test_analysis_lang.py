@@ -235,3 +235,13 @@ def test_a_native_title_with_an_english_name_in_brackets_takes_the_english_name(
     spec = compile_request(text).spec
     assert spec.pattern == "parallel_sectioning"
     assert len(spec.agents) == 4, [a.name for a in spec.agents]
+
+
+def test_a_tables_heading_row_is_no_role() -> None:
+    text = ("| Team | Ordner | Agenten | Fokus |\n|------|--------|---------|-------|\n"
+            "| Website Team | `./` | 6 | Entwicklung, Design |\n\n"
+            "| # | Agent | Datei | Expertise |\n|---|-------|-------|-----------|\n"
+            "| 1 | Campaign Manager | `02-campaign-manager.md` | Paid Ads, Funnels |\n"
+            "| 2 | Content Writer | `03-writer.md` | Blog, Social |")
+    names = [n for n, _ in _roles(text)]
+    assert "ordner" not in names and len(names) == 2, names
