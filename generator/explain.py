@@ -57,8 +57,11 @@ def _pack_why(c: Compiled, pack: str) -> str:
     if pack == "generic":
         return "no pack matched: builtins only"
     hits = c.intent.domain_evidence.get(pack, ())
+    if pack in c.intent.pack_roles:
+        return f"the role {c.intent.pack_roles[pack]!r} is named after it: {len(hits)} term(s)"
     first = c.intent.domains[0]
-    role = "best match" if pack == first else "secondary pack with two or more distinct hits"
+    role = "best match" if pack == first else (
+        "secondary pack: two or more distinct terms, or one the request acts on")
     return f"{role}: {len(hits)} distinct term(s)"
 
 

@@ -53,6 +53,7 @@ class IntentSpec:
     named_agents: tuple[str, ...] = ()
     analysis: RequestAnalysis | None = None
     domain_evidence: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    pack_roles: dict[str, str] = field(default_factory=dict)  # pack -> the role title naming it
     warnings: tuple[tuple[str, str], ...] = ()
 
 
@@ -77,7 +78,8 @@ class RuleIntentParser:
         scores = {p: sum(2 if " " in w else 1 for w in h) for p, h in hits.items()}
         # A lone term the request acts on with one of the pack's verbs counts as two.
         scores |= {p: 2 for p, s in scores.items() if s == 1 and acted_on(p, hits[p], norm)}
-        domains = role_packs(analysis, select_domains(scores, names_departments(norm)), hits)
+        by_role = role_packs(analysis, select_domains(scores, names_departments(norm)), hits)
+        domains = tuple(by_role)
         packs = knowledge.domain_packs()
         chosen = domains[:8] or ("generic",)
         caps, roles = [], []
@@ -100,6 +102,7 @@ class RuleIntentParser:
             named_agents=named if len(named) >= 2 else named_agents(norm),
             analysis=analysis, domain_evidence={p: hits.get(p, ()) for p in domains},
             warnings=_warnings(analysis, domains),
+            pack_roles={p: t for p, t in by_role.items() if t},
         )
 
 
@@ -107,8 +110,11 @@ MAX_PACKS = 8
 
 
 def role_packs(analysis: RequestAnalysis, domains: tuple[str, ...],
-               found: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+               found: dict[str, tuple[str, ...]]) -> dict[str, str]:
     """`domains` plus, for each named role no chosen pack covers, its title's pack.
+
+    Returns every pack in order, each with the title of the role that added it ("" for the
+    packs the request's words chose).
 
     The two-pack limit keeps a request's passing words from pulling in packs; a role's title
     is no passing word ("Agent Météo", "calendar analyst"): a team of specialists each
@@ -117,7 +123,7 @@ def role_packs(analysis: RequestAnalysis, domains: tuple[str, ...],
     agent checks the forecast for the trip"); else the best-scoring pack of its title's
     words is added (ties by name), up to MAX_PACKS in all.
     """
-    out = list(domains)
+    out = dict.fromkeys(domains, "")
     for role in analysis.roles if len(analysis.roles) >= 2 else ():
         title = normalize(f"{role.title} {role.name.replace('_', ' ')}")
         # Only terms the whole request's reading kept: its sense rules see the context
@@ -128,8 +134,8 @@ def role_packs(analysis: RequestAnalysis, domains: tuple[str, ...],
             continue
         best = min(hits, key=lambda p: (-len(hits[p]), p))
         if not any(_serves(p, t) for p in out for t in hits[best]):
-            out.append(best)
-    return tuple(out)
+            out[best] = role.title
+    return out
 
 
 @cache

@@ -149,3 +149,12 @@ def test_explain_shows_every_decision_and_the_cli_prints_it(tmp_path: Path) -> N
     assert res.exit_code == 0, res.output
     assert out["explain"]["packs"][0]["id"] == "code_hosting"
     assert any(r["kept"] for rows in out["explain"]["tools"].values() for r in rows)
+
+
+def test_explain_says_which_role_added_a_pack() -> None:
+    c = compile_request("A team for our hotel: a front desk agent manages room bookings, a "
+                        "weather agent checks the forecast, and a budget agent tracks the "
+                        "trip's expenses.")
+    why = {p["id"]: p["why"] for p in explain(c)["packs"]}
+    assert why["weather"].startswith("the role 'weather agent' is named after it"), why
+    assert not any(w.startswith("the role") for p, w in why.items() if p != "weather")
