@@ -111,7 +111,7 @@ MAX_PACKS = 8
 
 def role_packs(analysis: RequestAnalysis, domains: tuple[str, ...],
                found: dict[str, tuple[str, ...]]) -> dict[str, str]:
-    """`domains` plus, for each named role no chosen pack covers, its title's pack.
+    """`domains` plus, for each named role (or titled step) no chosen pack covers, its pack.
 
     Returns every pack in order, each with the title of the role that added it ("" for the
     packs the request's words chose).
@@ -124,8 +124,13 @@ def role_packs(analysis: RequestAnalysis, domains: tuple[str, ...],
     words is added (ties by name), up to MAX_PACKS in all.
     """
     out = dict.fromkeys(domains, "")
-    for role in analysis.roles if len(analysis.roles) >= 2 else ():
-        title = normalize(f"{role.title} {role.name.replace('_', ' ')}")
+    titles = [(r.title, f"{r.title} {r.name.replace('_', ' ')}") for r in analysis.roles]
+    # ... or, where no role is named, the titles of numbered steps ("1. 天気調査: 週末の予報を
+    # 確認"): each a stage of a chain.
+    titles += [(t, t) for step in (analysis.numbered if not titles else ())
+               if (t := re.split(r"[:：]", step, maxsplit=1)[0].strip()) != step.strip()]
+    for written, named in titles if len(titles) >= 2 else ():
+        title = normalize(named)
         # Only terms the whole request's reading kept: its sense rules see the context
         # ("Finance Agent for detailed financial analysis" is no expense clerk).
         hits = {p: h for p, h in domain_hits(Text(title, title, fold(title))).items()
@@ -134,7 +139,7 @@ def role_packs(analysis: RequestAnalysis, domains: tuple[str, ...],
             continue
         best = min(hits, key=lambda p: (-len(hits[p]), p))
         if not any(_serves(p, t) for p in out for t in hits[best]):
-            out[best] = role.title
+            out[best] = written
     return out
 
 

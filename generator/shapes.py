@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from itertools import pairwise
 
+from a4a.generator.domains import domain_hits
 from a4a.generator.plan import AgentPlan, Area, Topology, archetype_of
 from a4a.generator.rolewords import ADJECTIVES, is_filler
 from a4a.generator.shape_input import (
@@ -28,6 +29,7 @@ from a4a.generator.shape_input import (
     counted_role,
     says_single,
 )
+from a4a.generator.text import Text
 from a4a.runtime.ir.spec import PatternNode
 
 
@@ -52,7 +54,7 @@ def prompt_chaining(x: ShapeInput) -> Topology:
     steps = (a.numbered or a.series) if a else ()
     if 3 <= len(steps) <= MAX_TEAM:  # "1. Generate an outline 2. ...": one stage per step
         names = stage_names(steps, a.lang if a else "en")
-        stages = [AgentPlan(name, "specialist", step.rstrip(" ."), x.areas[:2], 8,
+        stages = [AgentPlan(name, "specialist", step.rstrip(" ."), _step_areas(x, step), 8,
                             duty=step.rstrip(" .")) for name, step in zip(names, steps,
                                                                            strict=True)]
         edges = [_e(a.name, b.name, "sequence") for a, b in pairwise(stages)]
@@ -105,6 +107,13 @@ def _gloss_words(glossed: str) -> list[str]:
         if not any(w in k or k in w for k in words):
             words.append(w)
     return words[:2]
+
+
+def _step_areas(x: ShapeInput, step: str) -> tuple[Area, ...]:
+    """The areas of the packs a step names ("天気調査: 週末の予報を確認"), else the first two."""
+    named = set(domain_hits(Text.of(step)))
+    mine = tuple(a for a in x.areas if a.domain in named)
+    return mine[:2] or x.areas[:2]
 
 
 def routing(x: ShapeInput) -> Topology:

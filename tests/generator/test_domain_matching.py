@@ -158,3 +158,12 @@ def test_a_role_title_adds_only_packs_the_requests_reading_kept() -> None:
     assert spec.environment is not None and "finance" not in spec.environment.domains
     assert "investment_research" in spec.environment.domains
     assert not any("expense" in t.name for t in spec.tools)
+
+
+def test_a_titled_numbered_step_gets_the_pack_its_title_names() -> None:
+    tools = _tools("週末プランニングは、以下のステップを順番に進めるマルチエージェント構成です：\n"
+                   "1. 天気調査: 週末の予報を確認し、屋外/屋内の判断を助言\n"
+                   "2. カレンダー分析: Googleカレンダーから直近の外出傾向を読み解く\n"
+                   "3. しおり作成: タイムライン形式のしおりを出力")
+    assert "get_forecast" in tools["weather_research"], tools
+    assert "get_forecast" not in tools["calendar_analysis"]
