@@ -584,8 +584,8 @@ def titled_agent_roles(raw: str, lang: str) -> list[Role]:
         if reading.words and reading.agent and not reading.team:
             rest = raw[m.end():nxt.start() if nxt else len(raw)]
             duty = _CLAUSE_END.split(rest, maxsplit=1)[0].strip(" -—")
-            out.append(Role(reading.name, fold(normalize(m.group(0))),
-                            fold(normalize(duty))[:200], "clause", m.start()))
+            out.append(Role(reading.name, normalize(m.group(0)), normalize(duty)[:200],
+                            "clause", m.start()))
     return out
 
 

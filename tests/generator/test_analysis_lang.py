@@ -188,8 +188,9 @@ def test_agents_titled_agent_name_in_romance_languages_are_roles_with_duties() -
     text = ("Une équipe pour un hôtel : l'Agent Réception gère les réservations de chambres, "
             "l'Agent Météo répond aux questions des clients sur la météo, et l'Agent "
             "Conciergerie recommande des restaurants.")
-    assert _roles(text) == [("reception", "gere les reservations de chambres"),
-                            ("weather", "repond aux questions des clients sur la meteo"),
+    # Duties keep the request's own spelling: prompts quote them.
+    assert _roles(text) == [("reception", "gère les réservations de chambres"),
+                            ("weather", "répond aux questions des clients sur la météo"),
                             ("concierge", "recommande des restaurants")]
     # The next agent's title ends the duty before it; "de" links a name, never names one.
     assert _roles("O Agente Financeiro analisa as despesas e o Agente de Vendas acompanha os "
