@@ -27,6 +27,7 @@ def finish(batch: Batch, requests: Sequence[Request], envs: Sequence[dict[str, A
            ) -> dict[str, Any]:
     """Write every output of the batch; returns the report."""
     out, cfg = batch.out, batch.config
+    _clear_stale(out)
     used = {e["framework_id"] for e in envs}
     _write(out / "requests.yaml", dump_yaml({"requests": [
         {**r.to_dict(), "outcome": _outcome(batch, r, used)} for r in requests]}))
@@ -39,6 +40,18 @@ def finish(batch: Batch, requests: Sequence[Request], envs: Sequence[dict[str, A
     rep = report.build_report(batch, requests, envs, rows, exports)
     report.write(out, rep, _write)
     return rep
+
+
+# Temporary files of the atomic writers (fsaccess, training.export, the report's plots).
+_STALE = (".*.tmp", "*.jsonl.tmp", "*.tmp.png")
+
+
+def _clear_stale(out: Path) -> None:
+    """Remove what a writer killed mid-file left (the batch is locked: none is running)."""
+    for pattern in _STALE:
+        for stale in out.rglob(pattern):
+            if stale.is_file() and not stale.is_symlink():
+                stale.unlink(missing_ok=True)
 
 
 def _rows(batch: Batch, env: dict[str, Any]) -> list[dict[str, Any]]:

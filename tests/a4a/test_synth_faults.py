@@ -101,3 +101,16 @@ def test_the_cli_prints_the_hint_for_a_missing_local_model(tmp_path: Path) -> No
     error = json.loads(proc.stdout)["error"]
     assert proc.returncode == 1 and error["code"] == "llm.model_missing"
     assert "a4a models pull" in error["hint"]
+
+
+def test_files_a_writer_killed_mid_file_left_are_gone_after_a_resume(batch: Path) -> None:
+    before = outputs(batch)
+    (batch / "report.json").unlink()  # the kill came while the outputs were being written
+    left = [batch / "export" / ".runs.train.jsonl.4242.tmp",
+            batch / "export" / "function_calling.hermes.train.jsonl.tmp",
+            batch / ".trajectories.jsonl.4242.tmp"]
+    for path in left:
+        path.write_bytes(b"")
+    synthesize(batch, resume=True, options=OPTIONS)
+    assert not any(p.exists() for p in left)
+    assert outputs(batch) == before
