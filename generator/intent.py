@@ -81,7 +81,7 @@ class RuleIntentParser:
         by_role = role_packs(analysis, select_domains(scores, names_departments(norm)), hits)
         domains = tuple(by_role)
         packs = knowledge.domain_packs()
-        chosen = domains[:8] or ("generic",)
+        chosen = domains[:MAX_PACKS] or ("generic",)
         caps, roles = [], []
         # The packs' keywords are English: a request in another language is read through its
         # English gloss too ("estado de pedidos, facturación" names orders and invoices).
