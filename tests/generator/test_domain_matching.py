@@ -167,3 +167,11 @@ def test_a_titled_numbered_step_gets_the_pack_its_title_names() -> None:
                    "3. しおり作成: タイムライン形式のしおりを出力")
     assert "get_forecast" in tools["weather_research"], tools
     assert "get_forecast" not in tools["calendar_analysis"]
+
+
+def test_chinese_chart_patterns_of_a_trading_team_are_no_data_analysis() -> None:
+    trading = compile_request("交易团队：技术分析师研究股票的技术指标和图表模式，交易员给出交易建议。").spec
+    assert trading.environment is not None
+    assert "data_analysis" not in trading.environment.domains
+    report = compile_request("一个智能体读取销售数据集，做统计分析并绘制图表。").spec
+    assert report.environment is not None and "data_analysis" in report.environment.domains
