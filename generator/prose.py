@@ -186,7 +186,7 @@ _PEOPLE = frozenset("supplier vendor seller buyer customer partner provider merc
 _LEADS_OTHERS = re.compile(r"\b(?:coordinat|orchestrat|delegat|supervis)\w*")
 # ... and conjunctions of the other languages ("Retailer-Agenten und Supplier-Agenten").
 _CUTS = frozenset("per each every any some no und oder et ou y и или von für mit zur zum der des "
-                   "du des pour avec del para con do da dos das".split())
+                   "du pour avec del para con da dos das".split())
 # "the right expert agent" names a choice among the agents, not one of them.
 _CHOICE = frozenset("right appropriate relevant correct specific proper suitable respective "
                     "next same".split())

@@ -150,8 +150,8 @@ def _node(pattern: str, agents: list[AgentPlan]) -> PatternNode:
 
 # A duty that brings the others' work together ("then a lead editor merges them").
 MERGES = re.compile(r"\b(?:merg|combin|aggregat|synthesi[sz]|consolidat|compil)\w*"
-                    r"|\bintegrat\w* (?:all |the |their )?(?:\w+ )?(?:results|outputs|findings)"
-                    r"|整合|汇总|合并|統合|まとめ|zusammenf|объедин|обобщ|synth[eé]tis|consolid|fusion")
+                    r"|\bintegrat\w* (?:(?:all|the|their) )*(?:\w+ )?(?:results|outputs|findings)"
+                    r"|整合|汇总|合并|統合|まとめ|\b(?:zusammenf|объедин|обобщ|synth[eé]tis|fusionn)\w*")
 
 
 LEADS = re.compile(r"\b(?:coordinat|orchestrat|delegat|oversee|supervis|spawn)\w*"
