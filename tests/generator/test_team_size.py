@@ -177,3 +177,13 @@ def test_a_single_agent_with_human_approval_is_one_agent_that_asks() -> None:
     assert [a.name for a in spec.agents] == ["assistant"]  # no library named as an agent
     assert "ask_human" in spec.agents[0].tool_names()
     assert "send_email" in spec.agents[0].tool_names()
+
+
+def test_merge_words_are_read_in_any_language_and_only_at_a_word_start() -> None:
+    from a4a.generator.shape_input import MERGES
+
+    for duty in ("整合所有智能体的结果", "fusionne les résultats", "integrates all the analysis "
+                 "results", "объединяет ответы", "combines the drafts"):
+        assert MERGES.search(duty), duty
+    for duty in ("clears up the confusion", "integrates with Slack"):
+        assert not MERGES.search(duty), duty
