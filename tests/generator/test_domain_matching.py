@@ -170,7 +170,8 @@ def test_a_titled_numbered_step_gets_the_pack_its_title_names() -> None:
 
 
 def test_chinese_chart_patterns_of_a_trading_team_are_no_data_analysis() -> None:
-    trading = compile_request("交易团队：技术分析师研究股票的技术指标和图表模式，交易员给出交易建议。").spec
+    trading = compile_request("交易团队：技术分析师研究股票的技术指标和图表模式，"
+                              "交易员给出交易建议。").spec
     assert trading.environment is not None
     assert "data_analysis" not in trading.environment.domains
     report = compile_request("一个智能体读取销售数据集，做统计分析并绘制图表。").spec
