@@ -121,6 +121,11 @@ def domain_hits(text: Text) -> dict[str, tuple[str, ...]]:
     A hit inside a longer hit of another pack does not count ("stock" inside "stock market"),
     nor does a keyword whose sense rule sees another sense in the same sentence.
     """
+    return domain_matches(text)[0]
+
+
+def domain_matches(text: Text) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
+    """`domain_hits` and, per pack, how many times its terms occur (repeats included)."""
     spans: list[tuple[int, int, str, str]] = []
     tokens = frozenset(_WORD.findall(text.fold))
     starts = frozenset(t[:n] for t in tokens for n in range(1, len(t) + 1))
@@ -132,6 +137,7 @@ def domain_hits(text: Text) -> dict[str, tuple[str, ...]]:
             src = text.norm if i == 0 else text.fold
             spans += [(m.start(), m.end(), pid, m.group(0)) for m in pat.finditer(src)]
     out: dict[str, dict[str, str]] = {}
+    mentions: dict[str, int] = {}
     for start, end, pid, word in spans:
         if any(s <= start and end <= e and (e - s) > (end - start) and p != pid
                for s, e, p, _ in spans):
@@ -139,7 +145,8 @@ def domain_hits(text: Text) -> dict[str, tuple[str, ...]]:
         if _sense_excludes(pid, word, text.norm, start):
             continue
         out.setdefault(pid, {}).setdefault(_singular(word), word)
-    return {pid: tuple(sorted(ws.values())) for pid, ws in sorted(out.items())}
+        mentions[pid] = mentions.get(pid, 0) + 1
+    return {pid: tuple(sorted(ws.values())) for pid, ws in sorted(out.items())}, mentions
 
 
 def _singular(word: str) -> str:
@@ -178,13 +185,18 @@ def names_departments(norm: str) -> bool:
     return len(teams) >= 2
 
 
-def select_domains(scores: dict[str, int], departments: bool = True) -> tuple[str, ...]:
+def select_domains(scores: dict[str, int], departments: bool = True,
+                   mentions: dict[str, int] | None = None) -> tuple[str, ...]:
     """The best-scoring pack, plus others with at least two distinct hits.
 
-    At most two packs unless the request names departments or teams.
+    At most two packs unless the request names departments or teams. Packs of equal score
+    rank by how often the request names them (a topic the whole text returns to before a tool
+    it names once), then by name.
     """
     top = max(scores.values(), default=0)
-    ranked = sorted((p for p, s in scores.items() if s), key=lambda p: (-scores[p], p))
+    often = mentions or {}
+    ranked = sorted((p for p, s in scores.items() if s),
+                    key=lambda p: (-scores[p], -often.get(p, 0), p))
     if departments:
         return tuple(ranked[:8])
     return tuple(p for p in ranked if scores[p] == top or scores[p] >= 2)[:2]

@@ -16,6 +16,7 @@ from a4a.generator.domains import (
     acted_on,
     alternation,
     domain_hits,
+    domain_matches,
     names_departments,
     select_domains,
 )
@@ -73,12 +74,13 @@ class RuleIntentParser:
         analysis = analyse(text)
         norm = normalize(text)[:20_000]
         work = normalize(without_asides(text))[:20_000]
-        hits = domain_hits(Text(work, work, fold(work)))
+        hits, mentions = domain_matches(Text(work, work, fold(work)))
         # A multi-word phrase ("on the web", "stock market") is precise: it counts twice.
         scores = {p: sum(2 if " " in w else 1 for w in h) for p, h in hits.items()}
         # A lone term the request acts on with one of the pack's verbs counts as two.
         scores |= {p: 2 for p, s in scores.items() if s == 1 and acted_on(p, hits[p], norm)}
-        by_role = role_packs(analysis, select_domains(scores, names_departments(norm)), hits)
+        by_role = role_packs(analysis, select_domains(scores, names_departments(norm), mentions),
+                             hits)
         domains = tuple(by_role)
         packs = knowledge.domain_packs()
         chosen = domains[:MAX_PACKS] or ("generic",)

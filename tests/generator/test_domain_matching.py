@@ -176,3 +176,19 @@ def test_chinese_chart_patterns_of_a_trading_team_are_no_data_analysis() -> None
     assert "data_analysis" not in trading.environment.domains
     report = compile_request("一个智能体读取销售数据集，做统计分析并绘制图表。").spec
     assert report.environment is not None and "data_analysis" in report.environment.domains
+
+
+def test_packs_of_equal_score_rank_by_how_often_the_request_names_them() -> None:
+    """A topic the whole text returns to outranks a tool it names once, whatever the names."""
+    assert domains.select_domains({"code_hosting": 1, "news": 1, "investment_research": 1}, False,
+                          {"code_hosting": 1, "news": 4, "investment_research": 1}) == (
+        "news", "code_hosting")
+    assert domains.select_domains({"code_hosting": 1, "news": 1}, False) == ("code_hosting", "news")
+
+
+def test_github_actions_are_no_shares() -> None:
+    """'GitHub Actions' runs a workflow; the French 'actions' of a stock portfolio needs
+    another sense."""
+    text = "Un système orchestré par GitHub Actions qui exécute trois agents spécialisés."
+    assert "investment_research" not in domains.domain_hits(Text.of(text))
+    assert "investment_research" in domains.domain_hits(Text.of("Analyse des actions et du portefeuille"))
