@@ -82,6 +82,8 @@ def test_a_software_build_gets_the_sandbox_and_workspace_files(request_text: str
     ("Ассистент, который запоминает мои предпочтения.", "remember"),
     ("A RAG assistant that answers employee questions from the HR handbook.", "search_docs"),
     ("Un agente que responde con la base de conocimiento de la empresa.", "search_docs"),
+    ("Un système multi-agents qui génère des cahiers des charges préliminaires.", "write_file"),
+    ("Ein Agent, der aus den Kundengesprächen ein Lastenheft erstellt.", "write_file"),
 ])
 def test_builtins_follow_the_work_in_any_language(request_text: str, tool: str) -> None:
     held = {n for a in compile_request(request_text).spec.agents for n in a.tool_names()}
@@ -133,7 +135,9 @@ def test_managing_asks_for_a_change_in_every_language_as_in_english(duty: str) -
 @pytest.mark.parametrize(("text", "pack"), [
     ("分析社交媒体上的舆情和粉丝", "social_media"),
     ("анализ подписчиков во вконтакте", "social_media"),
-    ("acompanhar o funil de vendas e os leads", "crm"), ("跟进销售线索和商机", "crm")])
+    ("acompanhar o funil de vendas e os leads", "crm"), ("跟进销售线索和商机", "crm"),
+    ("planificación de rutas inteligentes y predicción de tráfico", "maps"),
+    ("queries the PostgreSQL database and the MySQL replica", "sql_analytics")])
 def test_packs_are_named_in_other_languages(text: str, pack: str) -> None:
     from a4a.generator.domains import domain_scores
     from a4a.generator.text import fold, normalize
