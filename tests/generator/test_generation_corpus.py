@@ -25,7 +25,7 @@ FIELDS = {"id", "lang", "length", "request", "source", "note", "families", "role
           "capabilities", "agents", "forbidden"}
 # Collection batches and the salt of each one's split rule; a case without `batch` is batch 1.
 SPLIT_SALTS = {1: "a4a-generation-split-v1:", 2: "a4a-generation-split-v2:",
-               3: "a4a-generation-split-v3:"}
+               3: "a4a-generation-split-v3:", 4: "a4a-generation-split-v4:"}
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +67,8 @@ def test_counts_languages_and_lengths(cases: list[dict[str, Any]]) -> None:
     assert len(second) >= 60 and sum(c["lang"] != "en" for c in second) >= 25
     third = [c for c in cases if c.get("batch") == 3]
     assert len(third) >= 60 and all(sum(c["lang"] == lang for c in third) >= 4 for lang in LANGS)
+    fourth = [c for c in cases if c.get("batch") == 4]
+    assert len(fourth) >= 45 and all(sum(c["lang"] == lang for c in fourth) >= 3 for lang in LANGS)
 
 
 def test_every_case_is_complete_and_sourced(cases: list[dict[str, Any]]) -> None:
@@ -121,7 +123,7 @@ def test_heldout_is_a_fixed_disjoint_third(splits: dict[str, list[dict[str, Any]
 def test_bench_scores_one_batch(gq: ModuleType,
                                 splits: dict[str, list[dict[str, Any]]]) -> None:
     for split, cases in splits.items():
-        later = {b: [c["id"] for c in cases if c.get("batch") == b] for b in (2, 3)}
+        later = {b: [c["id"] for c in cases if c.get("batch") == b] for b in (2, 3, 4)}
         for b, ids in later.items():
             assert ids and [c["id"] for c in gq.load_cases(split, str(b))] == ids
         assert len(gq.load_cases(split, "1")) + sum(map(len, later.values())) == len(cases)
