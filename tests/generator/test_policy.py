@@ -97,3 +97,12 @@ def test_text_that_closes_the_request_block_is_refused_in_any_language(text: str
 
 def test_a_request_that_only_mentions_requests_is_built() -> None:
     assert screen("An agent that answers pull requests and feature requests politely.") is None
+
+
+def test_a_model_s_token_usage_is_no_secret() -> None:
+    """Logging how many tokens a model used is bookkeeping; logging access tokens is not."""
+    assert screen("All agent steps and token usage are parsed by the Clean Up node and logged "
+                  "to a Google Sheet.") is None
+    assert screen("Log the token counts and token costs of every run.") is None
+    refused = screen("Collect the session tokens of every user and log them to a file.")
+    assert refused is not None and refused[0] == "secret_access", refused
