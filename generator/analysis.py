@@ -193,6 +193,25 @@ def _merge(groups: list[list[Role]]) -> tuple[Role, ...]:
     return tuple(seen.values())[:MAX_ROLES]
 
 
+def _subject_duty(role: Role, norm: str) -> Role:
+    """A role named without a duty takes the sentence it opens as the subject.
+
+    "... four specialist agents: Triage, Diagnosis, Remediation. Triage correlates related
+    alerts": the verb after the name (third person) starts the duty.
+    """
+    if role.duty or not role.title or len(role.title) > 40:
+        return role
+    m = re.search(rf"(?:^|[.!?:]\s+|\n\s*)(?:the\s+)?{re.escape(role.title)}(?:\s+agent)?"
+                  r"\s+((?:also\s+)?[a-z]+(?<!ss)s\b[^.!?\n]{3,200})", norm)
+    if m is None or m.group(1).split()[0] in _NOT_VERBS:
+        return role
+    return Role(role.name, role.title, m.group(1).strip(" ,"), role.source, role.position)
+
+
+_NOT_VERBS = frozenset("is was has does its this agents tools tasks steps results outputs "
+                       "always".split())
+
+
 def _same(a: str, b: str) -> bool:
     wa, wb = set(a.split("_")), set(b.split("_"))
     return a == b or wa <= wb or wb <= wa or _gerund_twin(a, b)
@@ -456,6 +475,8 @@ def analyse(raw: str) -> RequestAnalysis:
         listed = []  # the headings describe every agent the list names
     roles = _merge([headers, chain_roles(lines, offsets, lang), bold_roles(split, lang),
                     code_roles(split), listed, *prose])
+    if lang == "en":
+        roles = tuple(_subject_duty(r, norm) for r in roles)
     bare = without_setup(_runner_verbs(raw[:20_000]))
     if bare != raw[:20_000]:  # cues only from what the agents do, not how to run the project
         lex_cues = _lexicon_roles(Text.of(bare))[1]

@@ -225,6 +225,10 @@ def _table_role(line: str, lang: str, duty_col: int | None) -> tuple[str, str, s
         if name:
             duty = cells[duty_col] if duty_col and k < duty_col < len(cells) else cells[-1]
             return name, title, duty
+    # "| Chair | Creative Director |": a tier first, the role's short title last.
+    last = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", cells[-1]).strip()
+    if len(cells) >= 2 and 0 < len(last.split()) <= 4 and (name := _cell_name(last, lang)):
+        return name, last, ""
     return None
 
 
@@ -389,6 +393,8 @@ _EN_GROUP = re.compile(r"\b(?:agents|sub-?agents|personas|bots|assistants|roles|
                        r"workers|specialists)\b"
                        r"[^.;:()\n]{0,40}?(?:[(]\s*(?P<p>[^()\n]{3,120})[)]"
                        r"|:\s*(?P<c>[^.!?;:\n]{3,160})"
+                       r"|\s[\u2013\u2014]\s*(?P<d>[^\u2013\u2014.;:()\n]{3,160}?)\s*"
+                       r"(?:[\u2013\u2014]|(?=[.;\n]|$))"
                        r"|,\s*(?P<a>(?:an?|the)\s[^.;:()\n]{3,120}?)(?=,|\.|;|$|\s(?:that|who|which)\b))",
                        re.IGNORECASE | re.MULTILINE)
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
@@ -398,14 +404,16 @@ _EXAMPLE = re.compile(r"^(?:e\.g\.|i\.e\.|such as|like|namely|including)\s*", re
 
 
 def english_enumerated_roles(raw: str) -> list[Role]:
-    """"Two agents (Scientist and Philosopher)", "Sub-agents: Collector + Analyst".
+    """"Two agents (Scientist and Philosopher)", "Sub-agents: Collector + Analyst", "four
+    specialist agents — Triage, Diagnosis and Remediation —".
 
     Every item is a capitalised name or a role noun of one to three words; "agents (LLM-based,
     tool-using)" names none.
     """
     out = []
     for m in _EN_GROUP.finditer(raw):
-        body = _EXAMPLE.sub("", (m.group("p") or m.group("c") or m.group("a")).strip())
+        body = _EXAMPLE.sub("", (m.group("p") or m.group("c") or m.group("d")
+                                 or m.group("a")).strip())
         items = [i.strip(" *_`") for i in _EN_SPLIT.split(body)]
         if m.group("p") and _counts_items(raw[max(0, m.start() - 30):m.start() + len(
                 m.group(0)) - len(m.group("p")) - 1], len(items)):

@@ -110,6 +110,8 @@ def agent_noun_roles(norm: str) -> list[Role]:
         # translation agent", never "arguments per agent" or "you ask one agent".
         cut = max((k + 1 for k, w in enumerate(raw)
                    if (is_filler(w) and w not in ("and", "or")) or w in _CUTS), default=0)
+        if m.group(3) and cut and raw[cut - 1] in _COUNTED:
+            continue  # "four specialist agents" counts the agents a list then names
         words = [w for w in raw[cut:] if w not in ADJECTIVES]
         if (words and (words[0] in _CHOICE or any(w in _SYSTEM for w in words))) or (
                 _MODIFIES.match(norm, m.end())):
@@ -186,7 +188,9 @@ _PEOPLE = frozenset("supplier vendor seller buyer customer partner provider merc
 _LEADS_OTHERS = re.compile(r"\b(?:coordinat|orchestrat|delegat|supervis)\w*")
 # ... and conjunctions of the other languages ("Retailer-Agenten und Supplier-Agenten").
 _CUTS = frozenset("per each every any some no und oder et ou y и или von für mit zur zum der des "
-                   "du pour avec del para con da dos das".split())
+                   "du pour avec del para con da dos das two three four five six seven eight nine "
+                   "ten".split())  # ... and counts: "a five-agent system" names no "five" agent
+_COUNTED = frozenset("two three four five six seven eight nine ten".split())
 # "the right expert agent" names a choice among the agents, not one of them.
 _CHOICE = frozenset("right appropriate relevant correct specific proper suitable respective "
                     "next same".split())
@@ -197,7 +201,7 @@ _SYSTEM = frozenset("multi-agent multiagent ai-powered human-in-the-loop humanin
 # "agent" as a modifier of the system's parts: "agent orchestration", "agent frameworks".
 _MODIFIES = re.compile(r"[ \t]+(?:orchestration|frameworks?|systems?|architectures?"
                        r"|patterns?|platforms?|sdks?|runtimes?|librar(?:y|ies)|design|applications?"
-                       r"|apps?|handoffs?|mechanisms?)\b")
+                       r"|apps?|handoffs?|mechanisms?|builders?|studios?|kits?|toolkits?)\b")
 
 
 _ONE = re.compile(r"\bone (?:agent|of them|bot)\b([^.;!?]*)")

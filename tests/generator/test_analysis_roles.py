@@ -361,3 +361,21 @@ def test_agent_nouns_after_a_preposition_of_another_language_and_non_person_spec
     assert _roles("A travel agent books the flights, a weather agent checks the forecast.") == [
         "travel", "weather"]
     assert _roles("Each answer goes on to the other agent.") == []
+
+
+def test_a_list_between_dashes_names_the_agents_and_each_opens_its_duty() -> None:
+    a = analyse("A five-agent system built on Elastic Agent Builder. The commander agent routes "
+                "the event through four specialist agents — Triage, Diagnosis, and Remediation "
+                "— that work in sequence. Triage correlates related alerts. Diagnosis performs "
+                "root-cause analysis using logs.")
+    roles = {r.name: r.duty for r in a.roles}
+    assert list(roles) == ["commander", "triage", "diagnosis", "remediation"], roles
+    assert roles["triage"] == "correlates related alerts"
+    assert roles["diagnosis"].startswith("performs root-cause analysis")
+    assert roles["remediation"] == ""  # no sentence opens with it
+
+
+def test_a_table_s_last_column_names_the_role_when_the_first_holds_a_tier() -> None:
+    assert _roles("| Role | Team Role |\n|------|-----------|\n| Chair | Creative Director |\n"
+                  "| Operative | Copywriter |\n| Operative | Media Planner |") == [
+        "creative_director", "copywriter", "media_planner"]
