@@ -45,6 +45,8 @@ def header_roles(lines: list[str], offset: list[int], lang: str) -> list[Role]:
              for i, line in enumerate(lines)]
     for i in _siblings(lines, found):
         found[i] = _sibling_role(lines[i])
+    for i in _counted_items(lines, found):
+        found[i] = _sibling_role(lines[i], least=1)
     for i, hit in enumerate(found):
         if hit is None:
             continue
@@ -125,7 +127,35 @@ _SIBLING = re.compile(r"^(?:\*\*|__)?(?P<title>[^*_:：\n()]{2,40}?)(?:\*\*|__)?
                       r"(?:[:：]|\s[-–—]\s|$)\s*(?P<duty>.*)$")
 
 
-def _sibling_role(line: str) -> tuple[str, str, str] | None:
+_COUNTED_LIST = re.compile(r"\b(\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)\b[^:\n]{0,40}"
+                           r"\b(?:agents|sub-?agents|roles|bots|assistants|specialists|members)"
+                           r"\b[^:\n]{0,40}[:：]\s*$", re.IGNORECASE)
+
+
+def _counted_items(lines: list[str], found: list[tuple[str, str, str] | None]) -> list[int]:
+    """Items of a list under a line that counts them as agents ("6 specialized agents:").
+
+    Every item is one, whatever its title ("- Visual: Image generation"), when the count and
+    the items agree and some of them already read as roles.
+    """
+    out = []
+    for i, line in enumerate(lines[:-1]):
+        m = _COUNTED_LIST.search(line)
+        if m is None:
+            continue
+        key, items = _key(lines[i + 1]), []
+        for j in range(i + 1, len(lines)):
+            if not key or _key(lines[j]) != key:
+                break
+            items.append(j)
+        word = m.group(1).lower()
+        if len(items) == (int(word) if word.isdigit() else _NUMBER_WORDS[word]) and any(
+                found[j] is not None for j in items):
+            out += [j for j in items if found[j] is None]
+    return out
+
+
+def _sibling_role(line: str, least: int = 2) -> tuple[str, str, str] | None:
     """(name, title, duty) of a list item or heading whose siblings name roles."""
     body = line[m.end():] if (m := _MARKS.match(line)) else line
     hit = _SIBLING.match(body.strip())
@@ -134,7 +164,7 @@ def _sibling_role(line: str) -> tuple[str, str, str] | None:
     title = hit.group("title").strip(" *_-")
     words = title_words(title)
     # One word is too little to tell a member from a step ("**Loop**", "### Installation").
-    if not 2 <= len(words) <= 4 or any(is_filler(w) for w in words):
+    if not least <= len(words) <= 4 or any(is_filler(w) for w in words):
         return None
     return slug(words), title, hit.group("duty").strip(" *_")
 

@@ -379,3 +379,13 @@ def test_a_table_s_last_column_names_the_role_when_the_first_holds_a_tier() -> N
     assert _roles("| Role | Team Role |\n|------|-----------|\n| Chair | Creative Director |\n"
                   "| Operative | Copywriter |\n| Operative | Media Planner |") == [
         "creative_director", "copywriter", "media_planner"]
+
+
+def test_a_list_under_a_line_that_counts_its_agents_is_all_roles() -> None:
+    text = ("Agents for campaign generation.\n\n3 specialized agents (reduced from 5):\n"
+            "    - Researcher: Web search, competitor analysis\n"
+            "    - Visual: Image generation, art direction\n"
+            "    - Critic: Quality review, brand validation\n")
+    assert _roles(text) == ["researcher", "visual", "critic"]
+    # A count that does not match the items says nothing about them.
+    assert "visual" not in _roles(text.replace("3 specialized", "4 specialized"))
