@@ -19,8 +19,10 @@ from a4a.generator.lists import (
     card_spans,
     chain_roles,
     cjk_series_roles,
+    edge_roles,
     english_enumerated_roles,
     enumerated_roles,
+    fans_out,
     header_roles,
     inline_roles,
     titled_agent_roles,
@@ -473,11 +475,14 @@ def analyse(raw: str) -> RequestAnalysis:
     listed = english_enumerated_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else []
     if len(headers) >= 2 and len(listed) <= len(headers):
         listed = []  # the headings describe every agent the list names
-    roles = _merge([headers, chain_roles(lines, offsets, lang), bold_roles(split, lang),
+    roles = _merge([headers, chain_roles(lines, offsets, lang),
+                    edge_roles(lines, offsets, lang), bold_roles(split, lang),
                     code_roles(split), listed, *prose])
     if lang == "en":
         roles = tuple(_subject_duty(r, norm) for r in roles)
     bare = without_setup(_runner_verbs(raw[:20_000]))
+    if fans_out(lines):  # "**Supervisor** → **Booking Node**" twice: branches, not a chain
+        bare = re.sub(r"→|->|⟶|=>", " to ", bare)
     if bare != raw[:20_000]:  # cues only from what the agents do, not how to run the project
         lex_cues = _lexicon_roles(Text.of(bare))[1]
     masked = mask_roles(normalize(bare) if bare != raw[:20_000] else norm, roles)

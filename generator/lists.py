@@ -391,6 +391,44 @@ def chain_roles(lines: list[str], offset: list[int], lang: str) -> list[Role]:
     return out
 
 
+_EDGE = re.compile(r"(?:\*\*|__)([^*_\n]{2,40})(?:\*\*|__)\s*(?:→|->|⟶|=>)\s*"
+                   r"(?:\*\*|__)([^*_\n]{2,40})(?:\*\*|__)\s*[:：]?\s*(.*)$")
+_TERMINALS = frozenset({"start", "end", "__start__", "__end__", "user", "human", "done"})
+
+
+def edge_roles(lines: list[str], offset: list[int], lang: str) -> list[Role]:
+    """"2. **Supervisor** → **Booking Node**: if the user asks to book": a graph's edges.
+
+    Two or more lines that each join two bold nodes with an arrow name the nodes as roles
+    (START and END are no agents); an edge out of START gives its target the duty after it.
+    """
+    edges = [(i, m) for i, line in enumerate(lines) if (m := _EDGE.search(line))]
+    if len(edges) < 2:
+        return []
+    out: dict[str, Role] = {}
+    for i, m in edges:
+        start = m.group(1).strip().lower() in _TERMINALS
+        for k, node in enumerate((m.group(1).strip(), m.group(2).strip())):
+            name = _title_name(node, lang) or _chain_name(node)
+            if not name or node.lower() in _TERMINALS or len(node.split()) > 4:
+                continue
+            duty = m.group(3).strip(" .") if k == 1 and start else ""
+            old = out.get(name)
+            if old is None or (duty and not old.duty):
+                out[name] = Role(name, node, duty, "chain", old.position if old else offset[i] + k)
+    return list(out.values()) if len(out) >= 2 else []
+
+
+def fans_out(lines: list[str]) -> bool:
+    """Whether a graph's edges ("**A** → **B**") leave one node for two or more others: a
+    router's branches, not a chain."""
+    targets: dict[str, set[str]] = {}
+    for line in lines:
+        if m := _EDGE.search(line):
+            targets.setdefault(m.group(1).strip().lower(), set()).add(m.group(2).strip().lower())
+    return any(len(t - _TERMINALS) >= 2 for s, t in targets.items() if s not in _TERMINALS)
+
+
 def _chain_item(item: str) -> str:
     """An item of a chain without the text around the chain: "A team (Product Manager"."""
     item = re.sub(r"\([^()]*\)", " ", item)

@@ -389,3 +389,18 @@ def test_a_list_under_a_line_that_counts_its_agents_is_all_roles() -> None:
     assert _roles(text) == ["researcher", "visual", "critic"]
     # A count that does not match the items says nothing about them.
     assert "visual" not in _roles(text.replace("3 specialized", "4 specialized"))
+
+
+def test_a_graph_s_edges_name_its_nodes_and_branches_are_no_chain() -> None:
+    text = ("The system is modeled as a state machine:\n\n"
+            "1. **START** → **Supervisor**: Analyzes the query.\n"
+            "2. **Supervisor** → **Information Node**: If the user asks when a doctor is free.\n"
+            "3. **Supervisor** → **Booking Node**: If the user asks to book an appointment.\n"
+            "4. **Supervisor** → **END**: When the query is resolved.")
+    a = analyse(text)
+    assert [(r.name, r.duty) for r in a.roles] == [
+        ("supervisor", "analyzes the query"), ("information_node", ""), ("booking_node", "")]
+    assert "prompt_chaining" not in a.scores()
+    # One edge after another is a chain still.
+    chain = analyse("1. **Researcher** → **Writer**: drafts.\n2. **Writer** → **Editor**: edits.")
+    assert [r.name for r in chain.roles] == ["researcher", "writer", "editor"]
