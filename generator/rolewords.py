@@ -19,7 +19,7 @@ ROLE_WORDS = frozenset(
     "moderator facilitator officer proposer verifier validator triager liaison scout "
     "philosopher economist historian librarian technician physician consultant accountant "
     "participant representative rep lead pro con opponent proponent referee host "
-    "psychologist therapist nutritionist journalist novelist artist".split())
+    "psychologist therapist nutritionist journalist novelist artist proxy".split())
 # Words with an agentive ending that are not agents (or not agents of the system).
 NOT_ROLES = frozenset(
     "user users customer customers order orders number paper other after under water letter "

@@ -398,20 +398,26 @@ def map_reduce(x: ShapeInput) -> Topology:
     return Topology("mapper", agents, edges, _node("map_reduce", agents))
 
 
+# A named role that runs the chat ("Group Chat Manager", "Moderator") is its selector.
+_CHAIR = re.compile(r"(?:^|_)(?:chat_manager|selector|moderator|facilitator)$")
+
+
 def group_chat(x: ShapeInput) -> Topology:
     """A selector picks the next speaker on a shared transcript until done."""
-    sel = AgentPlan("selector", "router", "picking the next speaker and ending the chat", (), 8)
-    parts = x.named or x.team("participant")
+    host = next((r for r in x.named if _CHAIR.search(r.name)), None)
+    sel = replace(_as(host, "router"), max_iterations=8) if host else AgentPlan(
+        "selector", "router", "picking the next speaker and ending the chat", (), 8)
+    parts = [r for r in x.named if r is not host] or x.team("participant")
     if len(parts) < 2:
         parts = [*parts, AgentPlan("critic_participant", "reviewer", "challenging ideas",
                                    x.areas[:1], 4, False)]
-    edges = [_e("selector", p.name, "route", default=i == 0,
+    edges = [_e(sel.name, p.name, "route", default=i == 0,
                 condition=None if i == 0 else f"{p.focus} is the next topic")
              for i, p in enumerate(parts)]
-    edges += [_e(p.name, "selector", "loop", max_iterations=6,
+    edges += [_e(p.name, sel.name, "loop", max_iterations=6,
                  condition="the group agrees or the turn limit is reached") for p in parts]
     agents = [sel, *parts]
-    return Topology("selector", agents, edges, _node("group_chat", agents))
+    return Topology(sel.name, agents, edges, _node("group_chat", agents))
 
 
 def plan_execute(x: ShapeInput) -> Topology:

@@ -199,3 +199,24 @@ def test_an_orchestrator_whose_work_is_routing_makes_a_router() -> None:
     assert _pattern("An orchestrator breaks the report into sections and delegates each to a "
                     "writer agent, then routes the drafts to an editor.") == (
         "orchestrator_workers")
+
+
+def test_steps_that_close_into_a_loop_are_one_agent_s_cycle_not_a_chain() -> None:
+    a = analyse("An autonomous SRE agent that runs a Plan → Act → Reflect loop to triage "
+                "incidents.")
+    assert "prompt_chaining" not in a.scores()
+    assert "prompt_chaining" in analyse("Planner → Coder → Reviewer, each hands on.").scores()
+
+
+def test_a_group_chat_manager_makes_a_group_chat_and_runs_it() -> None:
+    text = ("The system consists of a User Proxy (Admin), Coder, and Product Manager, "
+            "coordinated by a Group Chat Manager.\n\n"
+            "User Proxy (Admin): Oversees the conversation and initiates tasks.\n"
+            "Coder (Assistant Agent): Handles coding-related problem-solving.\n"
+            "Product Manager: Provides creative software product ideas.\n"
+            "Group Chat Manager: Manages agent interactions.")
+    built = compile_request(text)
+    assert built.spec.pattern == "group_chat"
+    names = [a.name for a in built.spec.agents]
+    assert names[0] == built.spec.entry == "group_chat_manager", names
+    assert set(names) == {"group_chat_manager", "user_proxy", "coder", "product_manager"}
