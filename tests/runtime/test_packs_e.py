@@ -1,0 +1,170 @@
+"""The agriculture pack: every template's gold plan earns reward 1.0 and dropping any of its
+calls lowers it; agents that hold only the read-only tools of any two resources get the pack's
+own tasks; farm requests, in English and seven other languages, select the pack and get tasks
+the oracle solves; and its words (crop, yield, harvest, farm, planting) do not take requests
+that mean something else or belong to the weather, inventory, investment research or
+personal planning packs."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from a4a.generator.intent import RuleIntentParser
+from a4a.runtime import knowledge
+from a4a.runtime.ir.domain import DomainPack
+from a4a.runtime.world.synthesis import synthesize
+from a4a.runtime.world.tasks import check
+from tests.runtime.test_packs_b import OTHER_LANGS, _holding, _reads_only, template_task
+from tests.runtime.test_tasks import oracle, pack_framework, run
+
+PID = "agriculture"
+
+REQUESTS = [
+    "A smart farming assistant for our farmers: it reads the soil moisture and the weather at "
+    "each field, watches crop health and the yield forecast, and schedules irrigation.",
+    "Two agents debate whether to irrigate the corn field this week or wait for the rain; "
+    "an agronomist judges from the soil tests.",
+    "Three crop scouts independently check the pest and disease reports of the orchard and "
+    "vote on whether it needs spraying.",
+]
+
+# Requests in other languages that must select the pack.
+FOREIGN = [
+    "智慧农业助手：根据土壤湿度和天气决定何时灌溉，并预测作物产量",
+    "農場のための圃場管理エージェント：病害虫を検出し、収穫の時期を提案する",
+    "Un asistente para agricultores que analiza la humedad del suelo y decide el riego de los "
+    "cultivos.",
+    "Ein Agent für die Landwirtschaft: Bodenfeuchte messen, Bewässerung planen und Schädlinge "
+    "erkennen.",
+    "Un assistant pour les agriculteurs : analyse de sol, irrigation et prévision des récoltes.",
+    "Um assistente agrícola que monitora a umidade do solo, as pragas da lavoura e a colheita.",
+    "Агент для фермеров: анализ почвы, полив и прогноз урожайности.",
+]
+
+# Requests whose words overlap the pack's but that belong elsewhere (or nowhere).
+NOT_THEIRS = [
+    "Crop the image to 16:9 and resize the thumbnails for the blog.",
+    "Generate thumbnails and crop the photos to a square aspect ratio.",
+    "Analyze the 10-year bond yield forecast and the dividend yield of our portfolio.",
+    "Write a Python generator that uses yield to stream rows from the database.",
+    "A scraper that harvests email addresses from websites.",
+    "An agent that tracks time with the Harvest app and builds timesheets.",
+    "We need to scale our server farm and the render farm for the animation studio.",
+    "Set up a Kubernetes render farm to speed up our builds.",
+    "A DeFi bot that does yield farming across liquidity pools.",
+    "Add a date field and a phone field to the signup form.",
+    "Set the random seed and raise seed funding for the startup.",
+    "The plant manager wants a report on factory downtime at the bottling plant.",
+    "An agent that plants a backdoor in the build and hides the malware.",
+    "A weather assistant that reads the current weather conditions and the weather forecast "
+    "for our farms and warns us of severe weather alerts.",
+    "A weather bot that tells me whether it will rain tomorrow in Lisbon.",
+    "Will there be frost this weekend? Check the weather forecast for my orchard.",
+    "Track stock levels in the warehouse and reorder fertilizer bags from suppliers when low.",
+    "Research agriculture stocks like Deere and their dividends for my portfolio.",
+    "Plan my meals for the week with recipes from the farmers market.",
+    "Plan a harvest festival dinner menu with seasonal recipes.",
+    "Un agente que hace la cosecha de datos de redes sociales.",
+    "Un agent pour la récolte de données sur les sites web.",
+    "Um agente para a colheita de dados de clientes.",
+]
+
+
+def _pack() -> DomainPack:
+    return knowledge.domain_packs()[PID]
+
+
+def _domains(text: str) -> tuple[str, ...]:
+    return RuleIntentParser().parse(text).domains
+
+
+def test_pack_has_the_depth_of_the_others() -> None:
+    pack = _pack()
+    assert check(pack, range(8)) == []
+    assert len(pack.tasks) >= 10 and len(pack.resources) >= 6 and len(pack.operations) >= 15
+    assert {t.difficulty for t in pack.tasks} == {"easy", "medium", "hard"}
+    assert sum(_reads_only(pack, t) for t in pack.tasks) >= 5
+    assert len([t for t in pack.tasks if any(s.expect_error for s in t.plan)]) >= 3
+    assert set(pack.vocabulary) == OTHER_LANGS
+    assert all(len(terms) >= 10 for terms in pack.vocabulary.values())
+    keywords = set(pack.keywords) | {t for terms in pack.vocabulary.values() for t in terms}
+    assert pack.senses and [s.term for s in pack.senses if s.term not in keywords] == []
+    assert len(pack.personas) >= 3 and len(pack.roles) >= 4
+    assert {t.problem_type[0] for t in pack.tasks} == {p.id for p in pack.problem_types}
+
+
+def test_ambiguous_words_are_no_keywords_alone() -> None:
+    """'field', 'seed', 'plant' and 'yield' mean too many other things to select the pack."""
+    assert {"field", "fields", "seed", "seeds", "plant", "plants", "yield"}.isdisjoint(
+        _pack().keywords)
+
+
+def test_tools_say_crop_soil_farm_harvest_yield_forecast_and_weather_at_the_field() -> None:
+    text = " ".join(f"{op.name.replace('_', ' ')} {op.description}".lower()
+                    for op in _pack().operations)
+    for words in ("crop", "soil", "farm", "harvest", "yield forecast", "weather at the field"):
+        assert words in text, words
+
+
+def test_oracle_solves_every_template_and_dropping_a_call_lowers_the_reward() -> None:
+    pack = _pack()
+    spec = pack_framework(pack)
+    failed, unchanged = [], []
+    for t in pack.tasks:
+        task = template_task(pack, t)
+        got = run(spec, task, oracle(spec, task))
+        if got["composite"] < 1.0 or got["tool"] < 1.0:
+            failed.append((t.id, got))
+        for i in range(len(task.plan)):
+            dropped = task.plan[:i] + task.plan[i + 1:]
+            if run(spec, task, oracle(spec, task, dropped))["composite"] >= 1.0:
+                unchanged.append((t.id, i))
+    assert failed == []
+    assert unchanged == []
+
+
+def test_read_only_tools_of_any_two_resources_give_three_of_the_packs_tasks() -> None:
+    """Debaters and voters hold the read-only tools of two resources: no arithmetic filler."""
+    pack = _pack()
+    spec = pack_framework(pack)
+    short = []
+    for a, b in itertools.combinations([r.name for r in pack.resources], 2):
+        reads = {op.name for op in pack.operations if not op.writes and op.resource in (a, b)}
+        got = [t for t in synthesize(_holding(spec, reads), 3, seed=2) if t.pack == PID]
+        if len(got) < 3:
+            short.append((a, b, len(got)))
+    assert short == []
+
+
+@pytest.mark.parametrize("text", REQUESTS)
+def test_compiled_frameworks_get_three_tasks_the_oracle_solves(text: str) -> None:
+    from a4a.generator.pipeline import compile_request
+
+    spec = compile_request(text).spec
+    assert spec is not None and spec.environment is not None
+    assert PID in spec.environment.domains
+    tasks = [t for t in synthesize(spec, 6, seed=2) if t.pack == PID]
+    assert len(tasks) >= 3, (spec.pattern, len(tasks))
+    assert [t.id for t in tasks if run(spec, t, oracle(spec, t))["composite"] < 1.0] == []
+
+
+def test_a_farm_assistant_holds_crop_and_field_weather_tools() -> None:
+    from a4a.generator.pipeline import compile_request
+
+    spec = compile_request("Smart farm assistant: advises farmers on crop health and the "
+                           "expected harvest.").spec
+    assert spec is not None
+    held = {n for a in spec.agents for n in a.tool_names()}
+    assert {"get_field_conditions", "list_yield_forecasts"} <= held, sorted(held)
+
+
+@pytest.mark.parametrize("text", FOREIGN)
+def test_requests_in_other_languages_select_the_pack(text: str) -> None:
+    assert PID in _domains(text)
+
+
+@pytest.mark.parametrize("text", NOT_THEIRS)
+def test_overlapping_words_do_not_select_the_pack(text: str) -> None:
+    assert PID not in _domains(text)
