@@ -1,0 +1,166 @@
+"""The messaging pack (team chat and notifications): every template's gold plan earns reward
+1.0 and dropping any of its calls lowers it; agents that hold only read-only tools still get
+tasks; requests about Slack, Teams, SMS, WhatsApp or Telegram, in several languages, select
+the pack and get tasks the oracle solves; and its words do not take email, social-media,
+support-ticket or agent-team requests."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from a4a.generator.intent import RuleIntentParser
+from a4a.runtime import knowledge
+from a4a.runtime.ir.domain import DomainPack
+from a4a.runtime.world.synthesis import synthesize
+from a4a.runtime.world.tasks import check
+from tests.runtime.test_packs_b import OTHER_LANGS, _holding, _reads_only, template_task
+from tests.runtime.test_tasks import oracle, pack_framework, run
+
+PID = "messaging"
+
+REQUESTS = [
+    "An n8n workflow that posts a daily sales summary to our Slack channel and sends an SMS "
+    "to the sales lead when a big deal closes.",
+    "A WhatsApp chatbot answers customers about their orders, and a Telegram bot notifies the "
+    "team when an order ships.",
+    "Two agents debate whether the outage update should go to the Microsoft Teams channel or "
+    "out by text message to every customer; a judge decides.",
+    "Three channel monitors independently read the recent messages of the Slack channel and "
+    "vote on which thread needs a reply.",
+]
+
+# Requests in other languages (and English brand names inside Chinese and Japanese text).
+FOREIGN = [
+    "Un agente que envía mensajes de texto a los clientes y publica en el canal de Slack.",
+    "Ein Agent, der das Team per Push-Benachrichtigung und Textnachricht informiert.",
+    "Un agent qui publie un résumé dans le canal Slack et envoie un SMS aux clients.",
+    "Um agente que envia mensagens de texto e notificações push para a equipe.",
+    "Агент отправляет уведомления в Слак и смс клиентам.",
+    "Бот в телеграме, который отвечает на вопросы клиентов.",
+    "每天把销售数据推送到钉钉群，并给客户发短信",
+    "每天在Slack频道发布部署摘要",
+    "Slackに毎朝売上のサマリーを投稿し、プッシュ通知を送るエージェント",
+]
+
+# Requests whose words overlap the pack's but that belong elsewhere, with the pack that owns
+# each (None: no pack), so a request that selects nothing cannot pass by accident.
+NOT_THEIRS = [
+    ("Reply to my unread emails and flag the important ones.", "email"),
+    ("An agent that drafts email replies to every message in my inbox.", "email"),
+    ("Post our product launch on Twitter and LinkedIn and schedule the posts.", "social_media"),
+    ("Grow our YouTube channel and reply to the comments.", "social_media"),
+    ("A customer support agent answers support tickets in Zendesk with canned responses.",
+     "customer_support"),
+    ("Build two agent teams that debate the proposal, then a judge decides.", None),
+    ("Split the work across teams of agents; each team channel their findings to the lead.",
+     None),
+    ("The project plan has some slack time before launch; find the critical path.",
+     "project_management"),
+    ("Cut the new hire some slack and write an onboarding plan.", None),
+    ("Write an essay on the Zimmermann telegram and its place in history.", None),
+    ("The agents sow discord among the debaters; a judge restores harmony.", None),
+]
+
+
+def _pack() -> DomainPack:
+    return knowledge.domain_packs()[PID]
+
+
+def _domains(text: str) -> tuple[str, ...]:
+    return RuleIntentParser().parse(text).domains
+
+
+def test_pack_has_the_depth_of_the_others() -> None:
+    pack = _pack()
+    assert check(pack, range(8)) == []
+    assert len(pack.tasks) >= 10 and len(pack.resources) >= 5
+    assert {t.difficulty for t in pack.tasks} == {"easy", "medium", "hard"}
+    assert sum(_reads_only(pack, t) for t in pack.tasks) >= 5
+    assert len([t for t in pack.tasks if any(s.expect_error for s in t.plan)]) >= 2
+    assert set(pack.vocabulary) == OTHER_LANGS
+    assert all(10 <= len(terms) <= 12 for terms in pack.vocabulary.values())
+    assert pack.senses and all(s.term in pack.keywords for s in pack.senses)
+    assert len(pack.personas) >= 3 and len(pack.roles) >= 4
+    assert {t.problem_type[0] for t in pack.tasks} == {p.id for p in pack.problem_types}
+
+
+def test_tools_say_plainly_what_they_reach() -> None:
+    said = " ".join(op.description for op in _pack().operations)
+    missing = [w for w in ("Slack", "Teams", "Discord", "SMS", "WhatsApp", "Telegram",
+                           "notification", "chat message") if w not in said]
+    assert missing == []
+
+
+def test_ambiguous_words_are_no_keywords_alone() -> None:
+    assert {"teams", "channel", "message", "notification"}.isdisjoint(_pack().keywords)
+
+
+def test_oracle_solves_every_template_and_dropping_a_call_lowers_the_reward() -> None:
+    pack = _pack()
+    spec = pack_framework(pack)
+    failed, unchanged = [], []
+    for t in pack.tasks:
+        task = template_task(pack, t)
+        got = run(spec, task, oracle(spec, task))
+        if got["composite"] < 1.0 or got["tool"] < 1.0:
+            failed.append((t.id, got))
+        for i in range(len(task.plan)):
+            dropped = task.plan[:i] + task.plan[i + 1:]
+            if run(spec, task, oracle(spec, task, dropped))["composite"] >= 1.0:
+                unchanged.append((t.id, i))
+    assert failed == []
+    assert unchanged == []
+
+
+def test_read_only_tools_of_any_two_resources_give_three_tasks() -> None:
+    pack = _pack()
+    spec = pack_framework(pack)
+    short = []
+    for a, b in itertools.combinations([r.name for r in pack.resources], 2):
+        reads = {op.name for op in pack.operations if not op.writes and op.resource in (a, b)}
+        got = synthesize(_holding(spec, reads), 3, seed=2)
+        if len(got) < 3:
+            short.append((a, b, len(got)))
+    assert short == []
+
+
+@pytest.mark.parametrize("text", REQUESTS)
+def test_compiled_frameworks_get_three_tasks_the_oracle_solves(text: str) -> None:
+    from a4a.generator.pipeline import compile_request
+
+    spec = compile_request(text).spec
+    assert spec is not None and spec.environment is not None
+    assert PID in spec.environment.domains
+    tasks = [t for t in synthesize(spec, 6, seed=2) if t.pack == PID]
+    assert len(tasks) >= 3, (spec.pattern, len(tasks))
+    assert [t.id for t in tasks if run(spec, t, oracle(spec, t))["composite"] < 1.0] == []
+
+
+def test_a_notifier_gets_the_tools_that_post_and_send() -> None:
+    from a4a.generator.pipeline import compile_request
+
+    spec = compile_request("When a deploy fails, post an alert to the Slack channel and send "
+                           "an SMS to the on-call engineer.").spec
+    held = {n for a in spec.agents for n in a.tool_names()}
+    assert {"post_to_channel", "send_text_message"} <= held, sorted(held)
+
+
+@pytest.mark.parametrize("text", FOREIGN)
+def test_requests_in_other_languages_select_the_pack(text: str) -> None:
+    assert PID in _domains(text)
+
+
+def test_other_languages_are_covered() -> None:
+    from a4a.generator.text import detect
+
+    langs = {detect(t).main for t in FOREIGN}
+    assert len(langs - {"en"}) >= 6, langs
+
+
+@pytest.mark.parametrize(("text", "owner"), NOT_THEIRS)
+def test_overlapping_words_do_not_select_the_pack(text: str, owner: str | None) -> None:
+    got = _domains(text)
+    assert PID in knowledge.domain_packs() and PID not in got
+    assert owner is None or owner in got, got
