@@ -1,0 +1,157 @@
+"""The industrial monitoring pack (IoT sensors, alarms, maintenance, quality, energy):
+every template's gold plan earns reward 1.0 and dropping any of its calls lowers it; agents that
+hold only read-only tools still get tasks; requests in this domain, in several languages,
+select the pack and get tasks the oracle solves; and its words do not take requests that
+belong to other packs (servers, stock levels, weather, software pipelines) or to nobody."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from a4a.generator.intent import RuleIntentParser
+from a4a.runtime import knowledge
+from a4a.runtime.ir.domain import DomainPack
+from a4a.runtime.world.synthesis import synthesize
+from a4a.runtime.world.tasks import check
+from tests.runtime.test_packs_b import OTHER_LANGS, _holding, _reads_only, template_task
+from tests.runtime.test_tasks import oracle, pack_framework, run
+
+PID = "industrial_monitoring"
+
+REQUESTS = [
+    "A predictive maintenance team for our factory: a process monitor reads the sensor data of "
+    "the machines, a maintenance planner creates work orders and assigns technicians.",
+    "Two agents debate whether to stop the production line after the vibration alarm; a judge "
+    "decides.",
+    "Three energy analysts independently read the energy consumption of our plants and the "
+    "grid load forecast and vote on whether to shift the night shift.",
+    "Factory Process Monitoring Agent: Monitors production lines and ensures quality control.",
+]
+
+# Requests in other languages: each must select the pack.
+FOREIGN = [
+    "工厂设备预测性维护：读取传感器数据并创建维修工单",
+    "工場の生産ラインの予知保全と品質検査を行うエージェント",
+    "Un agente que supervisa la línea de producción y el mantenimiento predictivo de la fábrica.",
+    "Ein Agent für vorausschauende Wartung und den Energieverbrauch unserer Fabrik.",
+    "Un agent qui surveille les capteurs IoT de l'usine et la consommation énergétique.",
+    "Um agente que monitora a linha de produção e a manutenção preditiva da fábrica.",
+    "Агент для предиктивного обслуживания оборудования на заводе: читает показания датчиков.",
+]
+
+# Requests whose words overlap the pack's but that belong elsewhere (or nowhere).
+NOT_THEIRS = [
+    "Implement the factory pattern for our plugin loader.",
+    "A plant care assistant that reminds me to water my houseplants.",
+    "My houseplant app: a plant manager that tells me when to water the ferns.",
+    "Acme plc wants an agent to summarise its annual report.",
+    "Build a CSS grid layout with grid management for the dashboard.",
+    "An alarm clock app with alarm management and snooze.",
+    "Our SRE agent checks the Prometheus alerts and the service telemetry and pages the on-call.",
+    "Check the stock levels in the warehouse and reorder the products that run low.",
+    "Fix the CI pipeline on the build server.",
+    "Reduce the power consumption of my laptop battery.",
+    "A robot vacuum that uses sensor fusion to map the room.",
+    "Weather forecast for the wind farm tomorrow.",
+    "Process monitoring of the Linux server's CPU usage.",
+    "Use the abstract factory design pattern in our Java code.",
+]
+
+
+def _pack() -> DomainPack:
+    return knowledge.domain_packs()[PID]
+
+
+def _domains(text: str) -> tuple[str, ...]:
+    return RuleIntentParser().parse(text).domains
+
+
+def test_pack_has_the_depth_of_the_others() -> None:
+    pack = _pack()
+    assert check(pack, range(8)) == []
+    assert len(pack.tasks) >= 10 and len(pack.resources) >= 4
+    assert {t.difficulty for t in pack.tasks} == {"easy", "medium", "hard"}
+    assert sum(_reads_only(pack, t) for t in pack.tasks) >= 5
+    assert len([t for t in pack.tasks if any(s.expect_error for s in t.plan)]) >= 2
+    assert set(pack.vocabulary) == OTHER_LANGS
+    assert all(5 <= len(terms) <= 12 for terms in pack.vocabulary.values())
+    matched = set(pack.keywords) | {t for terms in pack.vocabulary.values() for t in terms}
+    assert pack.senses and [s.term for s in pack.senses if s.term not in matched] == []
+    assert len(pack.personas) >= 3 and len(pack.roles) >= 4
+    assert {t.problem_type[0] for t in pack.tasks} == {p.id for p in pack.problem_types}
+
+
+def test_words_alone_too_generic_are_not_keywords() -> None:
+    keywords = set(_pack().keywords)
+    assert keywords.isdisjoint({"line", "monitoring", "grid", "alarm", "plant", "sensor",
+                                "telemetry", "pipeline", "warehouse"})
+
+
+def test_tool_descriptions_name_what_they_read() -> None:
+    ops = {op.name: op.description.lower() for op in _pack().operations}
+    assert "sensor readings" in ops["get_sensor_readings"]
+    assert "telemetry" in ops["get_sensor_readings"]
+    assert "metrics" in ops["get_asset_metrics"]
+    assert all("alarm" in ops[n] and "alert" in ops[n]
+               for n in ("list_alarms", "acknowledge_alarm", "resolve_alarm"))
+
+
+def test_oracle_solves_every_template_and_dropping_a_call_lowers_the_reward() -> None:
+    pack = _pack()
+    spec = pack_framework(pack)
+    failed, unchanged = [], []
+    for t in pack.tasks:
+        task = template_task(pack, t)
+        got = run(spec, task, oracle(spec, task))
+        if got["composite"] < 1.0 or got["tool"] < 1.0:
+            failed.append((t.id, got))
+        for i in range(len(task.plan)):
+            dropped = task.plan[:i] + task.plan[i + 1:]
+            if run(spec, task, oracle(spec, task, dropped))["composite"] >= 1.0:
+                unchanged.append((t.id, i))
+    assert failed == []
+    assert unchanged == []
+
+
+def test_read_only_tools_of_any_two_resources_give_three_tasks() -> None:
+    pack = _pack()
+    spec = pack_framework(pack)
+    short = []
+    for a, b in itertools.combinations([r.name for r in pack.resources], 2):
+        reads = {op.name for op in pack.operations if not op.writes and op.resource in (a, b)}
+        got = synthesize(_holding(spec, reads), 3, seed=2)
+        if len(got) < 3:
+            short.append((a, b, len(got)))
+    assert short == []
+
+
+@pytest.mark.parametrize("text", REQUESTS)
+def test_compiled_frameworks_get_three_tasks_the_oracle_solves(text: str) -> None:
+    from a4a.generator.pipeline import compile_request
+
+    spec = compile_request(text).spec
+    assert spec is not None and spec.environment is not None
+    assert PID in spec.environment.domains
+    tasks = [t for t in synthesize(spec, 6, seed=2) if t.pack == PID]
+    assert len(tasks) >= 3, (spec.pattern, len(tasks))
+    assert [t.id for t in tasks if run(spec, t, oracle(spec, t))["composite"] < 1.0] == []
+
+
+@pytest.mark.parametrize("text", [*REQUESTS, *FOREIGN])
+def test_requests_select_the_pack(text: str) -> None:
+    assert PID in _domains(text)
+
+
+@pytest.mark.parametrize("text", NOT_THEIRS)
+def test_overlapping_words_do_not_select_the_pack(text: str) -> None:
+    assert PID not in _domains(text)
+
+
+def test_monitoring_work_gets_sensor_alarm_and_work_order_tools() -> None:
+    from a4a.generator.pipeline import compile_request
+
+    spec = compile_request(REQUESTS[0]).spec
+    held = {n for a in spec.agents for n in a.tool_names()}
+    assert {"get_sensor_readings", "create_work_order"} <= held, sorted(held)
