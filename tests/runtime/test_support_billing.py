@@ -89,6 +89,14 @@ def test_a_customer_profile_duty_reads_the_account_and_a_reply_writer_does_not()
     assert not tools["reply_writer"] & BILLING_OPS
 
 
+def test_a_finance_team_processing_invoices_gives_the_support_team_no_invoice_tools() -> None:
+    tools = _tools("A whole company of agents: a CEO supervising a support team handling "
+                   "helpdesk tickets, a sales team working CRM deals, and a finance team "
+                   "processing invoices, each team with a lead and two specialists.")
+    assert any("create_ticket" in held for held in tools.values())
+    assert not any("list_customer_invoices" in held for held in tools.values())
+
+
 @pytest.mark.parametrize("request_text", [
     "An assistant that answers billing inquiries for our SaaS customers",
     "Un agente de atención al cliente que responde consultas de facturación",
