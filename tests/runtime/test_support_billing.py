@@ -97,13 +97,20 @@ def test_a_finance_team_processing_invoices_gives_the_support_team_no_invoice_to
     assert not any("list_customer_invoices" in held for held in tools.values())
 
 
-@pytest.mark.parametrize("request_text", [
-    "An assistant that answers billing inquiries for our SaaS customers",
-    "Un agente de atención al cliente que responde consultas de facturación",
+@pytest.mark.parametrize(("request_text", "wanted"), [
+    ("An assistant that answers billing inquiries for our SaaS customers",
+     {"list_customer_invoices", "get_customer", "post_public_reply"}),
+    # the gloss "billing" cues no invoices (faturamento, revenue, glosses the same), but the
+    # customer's account and the replies stay
+    ("Un agente de atención al cliente que responde consultas de facturación",
+     {"get_customer", "post_public_reply"}),
+    ("Automatize o atendimento ao cliente de uma clínica: agendamento de consultas, dúvidas "
+     "sobre convênio e cobrança.", {"get_customer", "post_public_reply"}),
 ])
-def test_a_billing_assistant_gets_the_invoices_and_the_account(request_text: str) -> None:
+def test_a_billing_assistant_reads_the_account_and_keeps_its_replies(
+        request_text: str, wanted: set[str]) -> None:
     held = set().union(*_tools(request_text).values())
-    assert {"list_customer_invoices", "get_customer"} <= held
+    assert wanted <= held
 
 
 def _areas() -> tuple[Area, ...]:
