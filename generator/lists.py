@@ -380,6 +380,8 @@ def chain_roles(lines: list[str], offset: list[int], lang: str) -> list[Role]:
         if len(_ARROW.findall(line)) < 2:
             continue
         items = [_chain_item(it) for it in _ARROW.split(line)]
+        # "Agente Buscador → Agente Redator → Resposta final": where the chain ends is no agent
+        items = [it for it in items if not _CHAIN_END.fullmatch(it.lower())]
         names = [_title_name(it, lang) or _chain_name(it) for it in items]
         named = sum(bool(_title_name(it, lang)) for it in items)
         if len(items) > 8 or any(not n or len(it.split()) > 4 for n, it in zip(names, items,
@@ -427,6 +429,12 @@ def fans_out(lines: list[str]) -> bool:
         if m := _EDGE.search(line):
             targets.setdefault(m.group(1).strip().lower(), set()).add(m.group(2).strip().lower())
     return any(len(t - _TERMINALS) >= 2 for s, t in targets.items() if s not in _TERMINALS)
+
+
+_CHAIN_END = re.compile(
+    r"(?:the )?(?:final )?(?:answer|response|output|result|reply|user|end|done)s?(?: final)?|"
+    r"(?:resposta|respuesta|réponse|reponse|antwort|ответ|resultado|résultat)\b.*|"
+    r"(?:最终)?(?:答案|回答|输出|结果|用户)|(?:最終)?(?:回答|出力|結果|ユーザー)")
 
 
 def _chain_item(item: str) -> str:

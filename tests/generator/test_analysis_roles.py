@@ -404,3 +404,9 @@ def test_a_graph_s_edges_name_its_nodes_and_branches_are_no_chain() -> None:
     # One edge after another is a chain still.
     chain = analyse("1. **Researcher** → **Writer**: drafts.\n2. **Writer** → **Editor**: edits.")
     assert [r.name for r in chain.roles] == ["researcher", "writer", "editor"]
+
+
+def test_where_a_chain_of_agents_ends_is_no_agent() -> None:
+    assert _roles("- **Arquitetura**: Agente Buscador → Agente Redator → Resposta final") == [
+        "agente_buscador", "agente_redator"]
+    assert _roles("Flow: Researcher → Writer → Final answer") == ["researcher", "writer"]
