@@ -192,3 +192,11 @@ def test_github_actions_are_no_shares() -> None:
     text = "Un système orchestré par GitHub Actions qui exécute trois agents spécialisés."
     assert "investment_research" not in domains.domain_hits(Text.of(text))
     assert "investment_research" in domains.domain_hits(Text.of("Analyse des actions et du portefeuille"))
+
+
+def test_an_assembly_line_of_agents_is_no_factory() -> None:
+    """'Like an assembly line' says how the agents hand work on, not that they run a plant."""
+    text = "Three agents work like an assembly line: a researcher, a writer and an editor."
+    assert "industrial_monitoring" not in domains.domain_hits(Text.of(text))
+    plant = "Monitor the production line sensors on the factory floor and open work orders."
+    assert "industrial_monitoring" in domains.domain_hits(Text.of(plant))
