@@ -32,6 +32,7 @@ from a4a.generator.prose import (
     clause_roles,
     code_roles,
     one_another,
+    one_each_roles,
     ordinal_roles,
 )
 from a4a.generator.prose import first_clause as first_clause
@@ -466,6 +467,7 @@ def analyse(raw: str) -> RequestAnalysis:
     # ... but the lead they report to is often named only there ("协调者 Agent 分配任务").
     prose = [_leads(lex_roles)] if len(headers) >= 2 else [
         _native(clause_roles(split), lang), _native(agent_noun_roles(split), lang),
+        one_each_roles(split) if lang == "en" else [],
         lex_roles, enumerated_roles(text, lang), titled_agent_roles(raw[:20_000], lang),
         inline_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else [],
         cjk_series_roles(raw[:20_000]),
@@ -491,6 +493,9 @@ def analyse(raw: str) -> RequestAnalysis:
         counts["agents"] = 2
     sentences = tuple(s.strip() for s in re.split(r"(?<=[.!?。！？])\s*|\n", lined) if s.strip())
     cues = _distinct(_cues(masked) + lex_cues)
+    if lang == "en" and len(each := one_each_roles(split)) >= 2:
+        # "one searches, one analyzes, one writes": the work in the order it is done
+        cues = _distinct([*cues, Cue("prompt_chaining", ", ".join(r.duty for r in each), 0.6)])
     return RequestAnalysis(lang, sentences[:200], roles, _steps(lines), _numbered(lines),
                            _series(norm) if lang == "en" else (), counts, caps, cues, masked,
                            _not_understood(text, sentences, lang))

@@ -205,6 +205,37 @@ _MODIFIES = re.compile(r"[ \t]+(?:orchestration|frameworks?|systems?|architectur
 
 
 _ONE = re.compile(r"\bone (?:agent|of them|bot)\b([^.;!?]*)")
+# "one searches, one analyzes, one writes": each "one" is an agent named by its verb.
+_ONE_DOES = re.compile(r"\bone ([a-z]{3,}(?<!s)s)\b([^,;.!?]{0,60})")
+_VERB_NOUN = {"analyze": "analyst", "analyse": "analyst", "edit": "editor", "plan": "planner",
+              "audit": "auditor", "critique": "critic", "translate": "translator",
+              "research": "researcher", "summarize": "summarizer", "verify": "verifier",
+              "coordinate": "coordinator", "review": "reviewer", "design": "designer"}
+
+
+def one_each_roles(norm: str) -> list[Role]:
+    """"A team that researches any topic - one searches, one analyzes, one writes": three
+    agents, each named after its verb (searcher, analyst, writer)."""
+    out: list[Role] = []
+    for sentence in re.finditer(r"[^.!?\n]+", norm):
+        hits = list(_ONE_DOES.finditer(sentence.group(0)))
+        if len(hits) < 2:
+            continue
+        for h in hits:
+            noun = _agent_of(h.group(1))
+            if noun:
+                out.append(Role(noun, noun, f"{h.group(1)}{h.group(2)}".strip(),
+                                "clause", sentence.start() + h.start()))
+    return out
+
+
+def _agent_of(verb: str) -> str:
+    """The agent noun of a verb in the third person ("searches" -> "searcher")."""
+    stem = verb[:-2] if re.search(r"(?:ch|sh|ss|x)es$", verb) else verb[:-1]
+    if stem in _VERB_NOUN:
+        return _VERB_NOUN[stem]
+    noun = stem + ("r" if stem.endswith("e") else "er")
+    return noun if is_role_word(noun) else ""
 
 
 def one_another(norm: str) -> int:

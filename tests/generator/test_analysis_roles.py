@@ -410,3 +410,13 @@ def test_where_a_chain_of_agents_ends_is_no_agent() -> None:
     assert _roles("- **Arquitetura**: Agente Buscador → Agente Redator → Resposta final") == [
         "agente_buscador", "agente_redator"]
     assert _roles("Flow: Researcher → Writer → Final answer") == ["researcher", "writer"]
+
+
+def test_one_searches_one_analyzes_one_writes_names_three_agents_in_order() -> None:
+    a = analyse("A team of AI agents that collaborate to research any topic - one searches, "
+                "one analyzes, one writes.")
+    assert [(r.name, r.duty) for r in a.roles] == [
+        ("searcher", "searches"), ("analyst", "analyzes"), ("writer", "writes")]
+    assert max(a.scores(), key=a.scores().get) == "prompt_chaining"
+    # A lone "one" with a verb is no series.
+    assert _roles("The system has one goal and one writes nothing.") == []

@@ -187,8 +187,8 @@ def test_packs_of_equal_score_rank_by_how_often_the_request_names_them() -> None
 
 
 def test_github_actions_are_no_shares() -> None:
-    """'GitHub Actions' runs a workflow; the French 'actions' of a stock portfolio needs
-    another sense."""
+    """'GitHub Actions' runs a workflow: French shares are named in phrases ('cours des
+    actions'), never by the bare word, which also means actions to take."""
     text = "Un système orchestré par GitHub Actions qui exécute trois agents spécialisés."
     assert "investment_research" not in domains.domain_hits(Text.of(text))
     assert "investment_research" in domains.domain_hits(Text.of("Analyse des actions et du portefeuille"))
