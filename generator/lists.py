@@ -212,8 +212,8 @@ def _line_role(line: str, lang: str, duty_col: int | None = None
     else:
         marked = _MARKS.match(line)
         body = line[marked.end():] if marked else line
-        m = (_BOLD.match(body.strip()) or _HEADER.match(PLACEHOLDER.sub(" ", body).strip())
-             or _PAREN.match(body.strip()))
+        m = (_FILE_COMMENT.match(body.strip()) or _BOLD.match(body.strip())
+             or _HEADER.match(PLACEHOLDER.sub(" ", body).strip()) or _PAREN.match(body.strip()))
         if m:
             title, duty = m.group("title"), m.group("duty")
         # A title alone: bold, a heading, or a short item ("- validador", never
@@ -273,6 +273,9 @@ def _cell_name(title: str, lang: str) -> str:
     return _title_name(title, lang)
 
 
+# "├── transcription.py   # Whisper ASR agent": a file tree's line, its comment the duty.
+_FILE_COMMENT = re.compile(r"^(?P<title>[A-Za-z][\w-]{1,40}\.(?:py|js|ts|ipynb|go|rs|java|rb))"
+                           r"\s+#\s*(?P<duty>\S.*)$")
 _FILE = re.compile(r"^(?P<stem>[A-Za-z][\w -]{1,40})\.(?:py|js|ts|ipynb|go|rs|java|rb)$")
 # Words glued to a role noun in a file name ("plannerllm", "table_agent").
 _STEM_SUFFIX = re.compile(r"(?<=[a-z]{4})(?:llm|agent|bot)$")

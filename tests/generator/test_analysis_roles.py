@@ -420,3 +420,12 @@ def test_one_searches_one_analyzes_one_writes_names_three_agents_in_order() -> N
     assert max(a.scores(), key=a.scores().get) == "prompt_chaining"
     # A lone "one" with a verb is no series.
     assert _roles("The system has one goal and one writes nothing.") == []
+
+
+def test_a_file_tree_line_names_its_agent_and_its_comment_the_duty() -> None:
+    text = ("│   ├── analyzer.py        # NLU analysis agent (LLM)\n"
+            "│   ├── summarizer.py      # Text summarization agent (LLM)\n"
+            "│   ├── router.py          # Routing agent (rules)\n")
+    a = analyse(text)
+    assert [r.name for r in a.roles] == ["analyzer", "summarizer", "router"]
+    assert a.roles[0].duty.startswith("nlu analysis agent")
