@@ -196,6 +196,14 @@ def _merge(groups: list[list[Role]]) -> tuple[Role, ...]:
     return tuple(seen.values())[:MAX_ROLES]
 
 
+# Coordinating meetings, appointments or interviews (in five languages) is scheduling them.
+_MEETINGS = re.compile(
+    r"\b(?:coordinat\w*|coordin\w*|koordinier\w*|координир\w*)\s+(?:(?:the|las|los|les|des|"
+    r"os|as|die|их)\s+)?((?:meetings?|schedules?|appointments?|calendars?|interviews?|events?|"
+    r"reuni\w+|citas?|agendas?|entrevistas?|eventos?|réunions?|rendez-vous|termine?|"
+    r"встреч\w*))", re.IGNORECASE)
+
+
 def _subject_duty(role: Role, norm: str) -> Role:
     """A role named without a duty takes the sentence it opens as the subject.
 
@@ -485,6 +493,7 @@ def analyse(raw: str) -> RequestAnalysis:
     bare = without_setup(_runner_verbs(raw[:20_000]))
     if fans_out(lines):  # "**Supervisor** → **Booking Node**" twice: branches, not a chain
         bare = re.sub(r"→|->|⟶|=>", " to ", bare)
+    bare = _MEETINGS.sub(r"arrange \1", bare)  # "coordinar reuniones" books time, leads no one
     if bare != raw[:20_000]:  # cues only from what the agents do, not how to run the project
         lex_cues = _lexicon_roles(Text.of(bare))[1]
     masked = mask_roles(normalize(bare) if bare != raw[:20_000] else norm, roles)

@@ -220,3 +220,14 @@ def test_a_group_chat_manager_makes_a_group_chat_and_runs_it() -> None:
     names = [a.name for a in built.spec.agents]
     assert names[0] == built.spec.entry == "group_chat_manager", names
     assert set(names) == {"group_chat_manager", "user_proxy", "coder", "product_manager"}
+
+
+def test_coordinating_meetings_is_scheduling_and_passing_on_is_a_chain_in_any_language() -> None:
+    a = analyse("#### Agente de Captación\n**Función:** Primer contacto\n\n**Hace:**\n"
+                "- Registra datos del lead\n- Pasa a siguiente agente\n\n"
+                "#### Agente de Agenda\n**Función:** Coordinar reuniones sin fricción\n")
+    assert max(a.scores(), key=a.scores().get) == "prompt_chaining", a.scores()
+    assert "orchestrator_workers" not in analyse(
+        "A scheduling agent that coordinates meetings and interviews.").scores()
+    assert "orchestrator_workers" in analyse(
+        "A lead agent coordinates the researcher and the writer.").scores()
