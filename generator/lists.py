@@ -52,8 +52,28 @@ def header_roles(lines: list[str], offset: list[int], lang: str) -> list[Role]:
             continue
         name, title, duty = hit
         duty = duty or _duty_below(lines, i, lang)
-        out.append(Role(name, title, _first_sentence(duty), "header", offset[i]))
+        members = _members(title, duty)
+        out += [Role(slug(title_words(m)), m.lower(), "", "header", offset[i] + k)
+                for k, m in enumerate(members)]
+        if not members:
+            out.append(Role(name, title, _first_sentence(duty), "header", offset[i]))
     return out
+
+
+_GROUP_TITLE = re.compile(r"(?:sub-?agents|agents|specialists|workers)$", re.IGNORECASE)
+_MEMBER = re.compile(r"[a-z][\w-]*(?: [a-z][\w-]*)? agent", re.IGNORECASE)
+
+
+def _members(title: str, duty: str) -> list[str]:
+    """The agents a group item names in brackets, each one role.
+
+    "**Domain Sub-Agents**: 专职子智能体（Order Agent, Product Agent）".
+    """
+    if not _GROUP_TITLE.search(title.strip()):
+        return []
+    m = re.search(r"[(（]([^()（）]{5,120})[)）]", duty)
+    items = [i.strip() for i in re.split(r"[,，、]|\band\b", m.group(1))] if m else []
+    return items if len(items) >= 2 and all(_MEMBER.fullmatch(i) for i in items) else []
 
 
 def _key(line: str) -> str:
@@ -334,8 +354,8 @@ def _title_name(title: str, lang: str) -> str:
                and (is_role_word(words[-1]) or " ".join(words[-2:]) in _JOB_TITLES)
                and words[-1] not in PLURAL and not _things(words[-1])
                and not any(is_filler(w) and w != "of" for w in words[acronym:]))
-    if lang == "en":
-        return slug(title_words(title)) if english else ""
+    if lang == "en" or (english and lang in ("zh", "ja")):  # "Manager Agent" in a Chinese
+        return slug(title_words(title)) if english else ""  # README is a manager
     reading = read_title(title)
     if not reading.words:
         return ""
@@ -425,8 +445,10 @@ def edge_roles(lines: list[str], offset: list[int], lang: str) -> list[Role]:
 
 
 def fans_out(lines: list[str]) -> bool:
-    """Whether a graph's edges ("**A** → **B**") leave one node for two or more others: a
-    router's branches, not a chain."""
+    """Whether a graph's edges leave one node for two or more others.
+
+    "**A** → **B**", "**A** → **C**": a router's branches, not a chain.
+    """
     targets: dict[str, set[str]] = {}
     for line in lines:
         if m := _EDGE.search(line):
@@ -483,7 +505,9 @@ _EXAMPLE = re.compile(r"^(?:e\.g\.|i\.e\.|such as|like|namely|including)\s*", re
 
 
 def english_enumerated_roles(raw: str) -> list[Role]:
-    """"Two agents (Scientist and Philosopher)", "Sub-agents: Collector + Analyst", "four
+    """Agents listed after a word for agents.
+
+    "Two agents (Scientist and Philosopher)", "Sub-agents: Collector + Analyst", "four
     specialist agents — Triage, Diagnosis and Remediation —".
 
     Every item is a capitalised name or a role noun of one to three words; "agents (LLM-based,

@@ -214,8 +214,11 @@ _VERB_NOUN = {"analyze": "analyst", "analyse": "analyst", "edit": "editor", "pla
 
 
 def one_each_roles(norm: str) -> list[Role]:
-    """"A team that researches any topic - one searches, one analyzes, one writes": three
-    agents, each named after its verb (searcher, analyst, writer)."""
+    """Agents each named after its verb in a series of "one <verb>s".
+
+    "A team that researches any topic - one searches, one analyzes, one writes": a
+    searcher, an analyst and a writer.
+    """
     out: list[Role] = []
     for sentence in re.finditer(r"[^.!?\n]+", norm):
         hits = list(_ONE_DOES.finditer(sentence.group(0)))

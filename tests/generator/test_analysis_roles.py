@@ -429,3 +429,13 @@ def test_a_file_tree_line_names_its_agent_and_its_comment_the_duty() -> None:
     a = analyse(text)
     assert [r.name for r in a.roles] == ["analyzer", "summarizer", "router"]
     assert a.roles[0].duty.startswith("nlu analysis agent")
+
+
+def test_an_english_title_in_a_chinese_readme_keeps_its_name_and_a_group_names_its_members(
+        ) -> None:
+    text = ("采用层级化多智能体架构：\n"
+            "*   **Gateway Agent**: 流量入口，负责会话管理及路由。\n"
+            "*   **Manager Agent**: 业务总控，负责意图识别、任务拆解及子智能体调度。\n"
+            "*   **Domain Sub-Agents**: 专职子智能体（Order Agent, Product Agent），"
+            "专注于特定领域业务。\n")
+    assert _roles(text) == ["gateway", "manager", "order", "product"]

@@ -191,7 +191,8 @@ def test_github_actions_are_no_shares() -> None:
     actions'), never by the bare word, which also means actions to take."""
     text = "Un système orchestré par GitHub Actions qui exécute trois agents spécialisés."
     assert "investment_research" not in domains.domain_hits(Text.of(text))
-    assert "investment_research" in domains.domain_hits(Text.of("Analyse des actions et du portefeuille"))
+    shares = Text.of("Analyse des actions et du portefeuille")
+    assert "investment_research" in domains.domain_hits(shares)
 
 
 def test_an_assembly_line_of_agents_is_no_factory() -> None:
