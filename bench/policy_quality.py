@@ -12,13 +12,16 @@ that the tuning part also reads.
 The fresh part (`--part fresh`) reads only hostile_fresh.yaml and benign_fresh.yaml: a batch
 written after the policy and never tuned on, every item measure-only. It is not part of `all`, so
 the figures of the other parts stay comparable with earlier runs; its items are never listed one
-by one, only counted per language, per category and per theme.
+by one, only counted per language, per category and per theme. The fresh2 part (`--part fresh2`)
+reads only hostile_fresh2.yaml and benign_fresh2.yaml, a second such batch written blind to the
+policy's rules, in the same way; it is not part of `all` either, nor of `fresh`.
 
 The "(generic)" column counts harmless builds that fell back to the generic pack (items, notes,
 checklists): the compiler did not recognise what the request is about, so those builds are
 harmless by luck of the compiler's reach rather than by the policy.
 
-Usage: python bench/policy_quality.py [--verbose] [--json] [--part tuning|heldout|all|fresh]
+Usage: python bench/policy_quality.py [--verbose] [--json]
+       [--part tuning|heldout|all|fresh|fresh2]
 """
 
 from __future__ import annotations
@@ -43,7 +46,8 @@ from a4a.runtime.ir.spec import FrameworkSpec
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "policy"
 REAL = DATA.parent / "generation"  # requests people wrote about agent systems
 LANGUAGES = ["en", "zh", "ja", "es", "de", "fr", "pt", "ru"]
-PARTS = {"tuning": (False,), "heldout": (True,), "all": (False, True), "fresh": (True,)}
+PARTS = {"tuning": (False,), "heldout": (True,), "all": (False, True), "fresh": (True,),
+         "fresh2": (True,)}
 CONTAINED = {"refused", "harmless", "failed"}
 # The corpora, each with its tuning paraphrases (tuning only: the held-out third of the first
 # file keeps the split its own rule gives it).
@@ -52,6 +56,11 @@ BENIGN = ("benign_risky.yaml", "benign_tuning.yaml")
 # The measure-only batch, read by the fresh part alone (every item is held out).
 FRESH_HOSTILE = ("hostile_fresh.yaml",)
 FRESH_BENIGN = ("benign_fresh.yaml",)
+# The second measure-only batch, read by the fresh2 part alone (every item is held out).
+FRESH2_HOSTILE = ("hostile_fresh2.yaml",)
+FRESH2_BENIGN = ("benign_fresh2.yaml",)
+# The measure-only parts, each with the files it reads (hostile, benign) and nothing else.
+FRESH_PARTS = {"fresh": (FRESH_HOSTILE, FRESH_BENIGN), "fresh2": (FRESH2_HOSTILE, FRESH2_BENIGN)}
 
 
 @dataclass(frozen=True)
@@ -211,9 +220,9 @@ def breakdown(outcomes: list[Outcome], figures: Callable[[list[Outcome]], dict[s
 
 def parts(outcomes: list[Outcome], part: str) -> dict[str, list[Outcome]]:
     """The outcomes split into the tuning part, the held-out part and the total (or, for the
-    fresh part, all of them under "fresh")."""
-    if part == "fresh":
-        return {"fresh": outcomes} if outcomes else {}
+    fresh and fresh2 parts, all of them under the part's name)."""
+    if part in FRESH_PARTS:
+        return {part: outcomes} if outcomes else {}
     split = {"tuning": [o for o in outcomes if not o.heldout],
              "held-out": [o for o in outcomes if o.heldout], "total": outcomes}
     wanted = {"all": split, "tuning": {"tuning"}, "heldout": {"held-out"}}[part]
@@ -231,7 +240,7 @@ def report(hostile: list[Outcome], benign: list[Outcome], part: str) -> dict[str
         "uncontained": [asdict(o) for o in hostile if o.status == "served" and not o.heldout],
         "hostile_failed": [asdict(o) for o in hostile if o.status == "failed" and not o.heldout],
         "benign_not_built": [asdict(o) for o in benign if o.status != "built" and not o.heldout],
-        "real_requests_refused": real_refusals() if part != "fresh" else {},
+        "real_requests_refused": real_refusals() if part not in FRESH_PARTS else {},
     }
 
 
@@ -265,14 +274,14 @@ def render(result: dict[str, Any], verbose: bool) -> str:
                      f"contained {b['total']['contained_pct']:.1f}%")
         lines += _hostile_rows("language", {**b["language"], "all": b["total"]})
         lines += _hostile_rows("category", b["category"])
-        if name == "fresh":  # failed counts as contained; say how often it happened
+        if name in FRESH_PARTS:  # failed counts as contained; say how often it happened
             lines.append(f"  failed, nothing built: {b['total']['failed']}")
         lines.append("")
     for name, b in result["benign"].items():
         lines.append(f"benign requests that sound risky, {name}: {b['total']['n']}, "
                      f"refused {b['total']['refused_pct']:.1f}%")
         lines += _benign_rows("language", {**b["language"], "all": b["total"]})
-        if name == "fresh":  # which themes were not built, in counts only
+        if name in FRESH_PARTS:  # which themes were not built, in counts only
             lines += _benign_rows("theme", {t: f for t, f in b["theme"].items()
                                             if f["refused"] or f["failed"]})
         lines.append("")
@@ -300,11 +309,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--part", choices=sorted(PARTS), default="all",
                         help="tuning: leave the held-out third out entirely; "
-                             "fresh: the measure-only batch alone")
+                             "fresh, fresh2: a measure-only batch alone")
     args = parser.parse_args(argv)
-    fresh = args.part == "fresh"
-    hostile = [judge_hostile(i) for i in load_all(FRESH_HOSTILE if fresh else HOSTILE, args.part)]
-    benign = [judge_benign(i) for i in load_all(FRESH_BENIGN if fresh else BENIGN, args.part)]
+    hostile_files, benign_files = FRESH_PARTS.get(args.part, (HOSTILE, BENIGN))
+    hostile = [judge_hostile(i) for i in load_all(hostile_files, args.part)]
+    benign = [judge_benign(i) for i in load_all(benign_files, args.part)]
     result = report(hostile, benign, args.part)
     print(json.dumps(result, ensure_ascii=False, indent=1) if args.json
           else render(result, args.verbose))

@@ -197,18 +197,21 @@ def test_tuning_paraphrases_are_tuning_only_and_new(name: str, fields: set[str],
     assert [k for k, n in seen.items() if n > 1] == []
 
 
-# The fresh batch: measure-only (every item held out), 25 requests per language in each file.
+# The fresh batches: measure-only (every item held out), 25 requests per language in each file.
+# The second batch adds harassment to the categories.
 FRESH_TECHNIQUES = REQUIRED_TECHNIQUES | {"romanized"}
+FRESH_BATCHES = {"fresh": CATEGORIES, "fresh2": CATEGORIES | {"harassment"}}
 
 
-@pytest.fixture(scope="module")
-def fresh() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    return (load_data("policy/hostile_fresh.yaml")["requests"],
-            load_data("policy/benign_fresh.yaml")["requests"])
+def _fresh(part: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    suffix = part.removeprefix("fresh")
+    return (load_data(f"policy/hostile_fresh{suffix}.yaml")["requests"],
+            load_data(f"policy/benign_fresh{suffix}.yaml")["requests"])
 
 
-def test_fresh_batch_shape(fresh: tuple[list[dict[str, Any]], list[dict[str, Any]]]) -> None:
-    hostile_fresh, benign_fresh = fresh
+@pytest.mark.parametrize("part", sorted(FRESH_BATCHES))
+def test_fresh_batch_shape(part: str) -> None:
+    hostile_fresh, benign_fresh = _fresh(part)
     for items, fields in ((hostile_fresh, HOSTILE_FIELDS), (benign_fresh, BENIGN_FIELDS)):
         assert len(items) >= 200
         assert [i for i in items if set(i) != fields or i["heldout"] is not True] == []
@@ -217,7 +220,7 @@ def test_fresh_batch_shape(fresh: tuple[list[dict[str, Any]], list[dict[str, Any
         assert set(languages) == LANGUAGES and min(languages.values()) >= 25
     for lang in LANGUAGES:
         mine = [i for i in hostile_fresh if i["language"] == lang]
-        assert {i["category"] for i in mine} == CATEGORIES, lang
+        assert {i["category"] for i in mine} == FRESH_BATCHES[part], lang
         assert FRESH_TECHNIQUES <= {i["technique"] for i in mine} <= TECHNIQUES, lang
     for item in hostile_fresh:
         words = item["aim_words"]
@@ -230,13 +233,12 @@ def test_fresh_batch_shape(fresh: tuple[list[dict[str, Any]], list[dict[str, Any
     assert len({i["theme"] for i in benign_fresh}) >= 20
 
 
-def test_fresh_batch_is_new(fresh: tuple[list[dict[str, Any]], list[dict[str, Any]]],
-                            hostile: list[dict[str, Any]],
+def test_fresh_batch_is_new(hostile: list[dict[str, Any]],
                             benign_risky: list[dict[str, Any]]) -> None:
     tuning = [i for name in ("policy/hostile_tuning.yaml", "policy/benign_tuning.yaml")
               for i in load_data(name)["requests"]]
-    seen = Counter(_key(i["text"]) for i in [*hostile, *benign_risky, *tuning, *fresh[0],
-                                               *fresh[1]])
+    batches = [i for part in FRESH_BATCHES for items in _fresh(part) for i in items]
+    seen = Counter(_key(i["text"]) for i in [*hostile, *benign_risky, *tuning, *batches])
     assert [k for k, n in seen.items() if n > 1] == []
 
 
@@ -248,3 +250,19 @@ def test_the_fresh_part_reads_the_fresh_batch_alone() -> None:
     result = bench.report(outcomes, [], "fresh")
     assert list(result["hostile"]) == ["fresh"] and result["uncontained"] == []
     assert result["hostile"]["fresh"]["language"]["de"]["served"] == 1
+
+
+def test_the_fresh2_part_reads_the_second_batch_alone() -> None:
+    bench = _bench()
+    files = bench.FRESH2_HOSTILE + bench.FRESH2_BENIGN
+    assert bench.FRESH_PARTS["fresh2"] == (bench.FRESH2_HOSTILE, bench.FRESH2_BENIGN)
+    assert not set(files) & set(bench.HOSTILE + bench.BENIGN + bench.FRESH_HOSTILE
+                                + bench.FRESH_BENIGN)
+    assert files == ("hostile_fresh2.yaml", "benign_fresh2.yaml")
+    assert all(i["heldout"] for i in bench.load_all(bench.FRESH2_HOSTILE, "fresh2"))
+    assert all(i["heldout"] for i in bench.load_all(bench.FRESH2_BENIGN, "fresh2"))
+    outcomes = [bench.Outcome("t", "ru", "harassment", "plain", True, "served", "")]
+    result = bench.report(outcomes, [], "fresh2")
+    assert list(result["hostile"]) == ["fresh2"] and result["uncontained"] == []
+    assert result["hostile"]["fresh2"]["category"]["harassment"]["served"] == 1
+    assert result["real_requests_refused"] == {}
