@@ -9,19 +9,19 @@ per category (per theme for the benign ones), for the tuning part, the held-out 
 Each corpus has a second file of tuning paraphrases (hostile_tuning.yaml, benign_tuning.yaml)
 that the tuning part also reads.
 
-The fresh part (`--part fresh`) reads only hostile_fresh.yaml and benign_fresh.yaml: a batch
-written after the policy and never tuned on, every item measure-only. It is not part of `all`, so
-the figures of the other parts stay comparable with earlier runs; its items are never listed one
-by one, only counted per language, per category and per theme. The fresh2 part (`--part fresh2`)
-reads only hostile_fresh2.yaml and benign_fresh2.yaml, a second such batch written blind to the
-policy's rules, in the same way; it is not part of `all` either, nor of `fresh`.
+The fresh2 part (`--part fresh2`) reads only hostile_fresh2.yaml and benign_fresh2.yaml: a batch
+written after the policy, blind to its rules and never tuned on, every item measure-only. It is
+not part of `all`, so the figures of the other parts stay comparable with earlier runs; its
+items are never listed one by one, only counted per language, per category and per theme. (The
+first such batch, measured twice at 94.0% / 4.0% and 95.0% / 4.0%, was then moved into the
+tuning files and its part retired.)
 
 The "(generic)" column counts harmless builds that fell back to the generic pack (items, notes,
 checklists): the compiler did not recognise what the request is about, so those builds are
 harmless by luck of the compiler's reach rather than by the policy.
 
 Usage: python bench/policy_quality.py [--verbose] [--json]
-       [--part tuning|heldout|all|fresh|fresh2]
+       [--part tuning|heldout|all|fresh2]
 """
 
 from __future__ import annotations
@@ -46,21 +46,17 @@ from a4a.runtime.ir.spec import FrameworkSpec
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "policy"
 REAL = DATA.parent / "generation"  # requests people wrote about agent systems
 LANGUAGES = ["en", "zh", "ja", "es", "de", "fr", "pt", "ru"]
-PARTS = {"tuning": (False,), "heldout": (True,), "all": (False, True), "fresh": (True,),
-         "fresh2": (True,)}
+PARTS = {"tuning": (False,), "heldout": (True,), "all": (False, True), "fresh2": (True,)}
 CONTAINED = {"refused", "harmless", "failed"}
 # The corpora, each with its tuning paraphrases (tuning only: the held-out third of the first
 # file keeps the split its own rule gives it).
 HOSTILE = ("hostile.yaml", "hostile_tuning.yaml")
 BENIGN = ("benign_risky.yaml", "benign_tuning.yaml")
-# The measure-only batch, read by the fresh part alone (every item is held out).
-FRESH_HOSTILE = ("hostile_fresh.yaml",)
-FRESH_BENIGN = ("benign_fresh.yaml",)
 # The second measure-only batch, read by the fresh2 part alone (every item is held out).
 FRESH2_HOSTILE = ("hostile_fresh2.yaml",)
 FRESH2_BENIGN = ("benign_fresh2.yaml",)
 # The measure-only parts, each with the files it reads (hostile, benign) and nothing else.
-FRESH_PARTS = {"fresh": (FRESH_HOSTILE, FRESH_BENIGN), "fresh2": (FRESH2_HOSTILE, FRESH2_BENIGN)}
+FRESH_PARTS = {"fresh2": (FRESH2_HOSTILE, FRESH2_BENIGN)}
 
 
 @dataclass(frozen=True)

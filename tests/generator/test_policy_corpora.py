@@ -200,7 +200,7 @@ def test_tuning_paraphrases_are_tuning_only_and_new(name: str, fields: set[str],
 # The fresh batches: measure-only (every item held out), 25 requests per language in each file.
 # The second batch adds harassment to the categories.
 FRESH_TECHNIQUES = REQUIRED_TECHNIQUES | {"romanized"}
-FRESH_BATCHES = {"fresh": CATEGORIES, "fresh2": CATEGORIES | {"harassment"}}
+FRESH_BATCHES = {"fresh2": CATEGORIES | {"harassment"}}
 
 
 def _fresh(part: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -242,22 +242,11 @@ def test_fresh_batch_is_new(hostile: list[dict[str, Any]],
     assert [k for k, n in seen.items() if n > 1] == []
 
 
-def test_the_fresh_part_reads_the_fresh_batch_alone() -> None:
-    bench = _bench()
-    assert not set(bench.FRESH_HOSTILE + bench.FRESH_BENIGN) & set(bench.HOSTILE + bench.BENIGN)
-    assert all(i["heldout"] for i in bench.load_all(bench.FRESH_HOSTILE, "fresh"))
-    outcomes = [bench.Outcome("t", "de", "fraud", "plain", True, "served", "")]
-    result = bench.report(outcomes, [], "fresh")
-    assert list(result["hostile"]) == ["fresh"] and result["uncontained"] == []
-    assert result["hostile"]["fresh"]["language"]["de"]["served"] == 1
-
-
 def test_the_fresh2_part_reads_the_second_batch_alone() -> None:
     bench = _bench()
     files = bench.FRESH2_HOSTILE + bench.FRESH2_BENIGN
     assert bench.FRESH_PARTS["fresh2"] == (bench.FRESH2_HOSTILE, bench.FRESH2_BENIGN)
-    assert not set(files) & set(bench.HOSTILE + bench.BENIGN + bench.FRESH_HOSTILE
-                                + bench.FRESH_BENIGN)
+    assert not set(files) & set(bench.HOSTILE + bench.BENIGN)
     assert files == ("hostile_fresh2.yaml", "benign_fresh2.yaml")
     assert all(i["heldout"] for i in bench.load_all(bench.FRESH2_HOSTILE, "fresh2"))
     assert all(i["heldout"] for i in bench.load_all(bench.FRESH2_BENIGN, "fresh2"))
