@@ -151,14 +151,15 @@ def test_compiled_frameworks_get_three_tasks_the_oracle_solves(text: str) -> Non
     assert [t.id for t in tasks if run(spec, t, oracle(spec, t))["composite"] < 1.0] == []
 
 
-def test_an_onboarding_assistant_holds_checklist_and_document_tools() -> None:
+def test_a_welcome_agent_holds_the_welcome_email_and_buddy_tools() -> None:
     from a4a.generator.pipeline import compile_request
 
-    spec = compile_request("An employee onboarding assistant that collects the paperwork of "
-                           "new hires and ticks off their onboarding checklist.").spec
+    spec = compile_request("A welcome agent sends each new hire the welcome email and assigns "
+                           "them a buddy; a checklist agent completes their open onboarding "
+                           "tasks.").spec
     assert spec is not None
     held = {n for a in spec.agents for n in a.tool_names()}
-    assert {"list_onboarding_tasks", "request_hr_document"} <= held, sorted(held)
+    assert {"send_welcome_email", "assign_buddy", "list_onboarding_tasks"} <= held, sorted(held)
 
 
 @pytest.mark.parametrize("text", FOREIGN)
