@@ -107,12 +107,16 @@ def synthesize_requests(n: int, seed: int = 0) -> list[Request]:
     rng = random.Random(f"requests:{seed}")
     draw = _Sampler(rng)
     pairs: Counter[tuple[str, str]] = Counter()
+    made: Counter[str] = Counter()
     out: list[Request] = []
     seen: set[str] = set()
     for _ in range(n * 20):
         if len(out) >= n:
             break
-        pack = packs[draw.pick(sorted(packs), "pack")]
+        # the packs with the fewest requests so far, as for patterns: with dozens of packs,
+        # inverse-frequency weights alone let one pack have twice another's share
+        fewest = min(made[k] for k in packs)
+        pack = packs[draw.pick([k for k in sorted(packs) if made[k] == fewest], "pack")]
         least = min(pairs[(pack.id, p)] for p in patterns)
         pattern = draw.pick([p for p in patterns if pairs[(pack.id, p)] == least], "pattern")
         persona = draw.pick([p.en for p in pack.personas] or ["a team lead"], pack.id)
@@ -127,6 +131,7 @@ def synthesize_requests(n: int, seed: int = 0) -> list[Request]:
             continue
         seen.add(text)
         pairs[(pack.id, pattern)] += 1
+        made[pack.id] += 1
         out.append(Request(request_id(text, seed), text, pack.id, pattern, persona, path,
                            size))
     return out
