@@ -204,14 +204,14 @@ def test_bench_runs_and_never_prints_heldout_cases(gq: ModuleType,
     assert not any(c["id"] in text.getvalue() for c in splits["heldout"])
 
 
-# Floors about one point under the measured figures of the whole corpus, both batches
+# Floors about one point under the measured figures of the whole corpus, all batches
 # (percent; hits are counts): a change that loses ground fails.
-FLOORS = {"tuning": {"family": 92.5, "roles": 92.0, "tools": 81.0, "count": 94.5},
-          "heldout": {"family": 76.5, "roles": 71.5, "tools": 69.5, "count": 68.0}}
+FLOORS = {"tuning": {"family": 92.5, "roles": 92.0, "tools": 84.0, "count": 93.5},
+          "heldout": {"family": 76.0, "roles": 72.5, "tools": 70.0, "count": 68.5}}
 MAX_HITS = {"tuning": 0, "heldout": 3}
-# The target is 10 points; batch 3 (new text, 4 cases per other language) opened the
-# gap again. The bound keeps it from growing while the tuning on batch 3 closes it.
-MAX_GAP = 16.5
+# The target is 10 points; batches 3 and 4 (new text, a few cases per other language)
+# opened the gap again. The bound keeps it from growing while the tuning on them closes it.
+MAX_GAP = 13.5
 
 
 def test_the_compiler_holds_its_measured_quality(gq: ModuleType) -> None:
