@@ -246,3 +246,11 @@ def test_a_tables_heading_row_is_no_role() -> None:
             "| 2 | Content Writer | `03-writer.md` | Blog, Social |")
     names = [n for n, _ in _roles(text)]
     assert "ordner" not in names and len(names) == 2, names
+
+
+def test_agents_that_negotiate_with_each_other_talk_in_a_group_in_any_language() -> None:
+    for text in ("Ein Multi-Agent-System, das B2B-Verhandlungen zwischen Einzelhändlern und "
+                 "Lieferanten automatisiert.",
+                 "Agentes compradores y vendedores que negocian entre sí el precio.",
+                 "Агенты покупателя и продавца ведут переговоры о цене."):
+        assert "group_chat" in analyse(text).scores(), text
