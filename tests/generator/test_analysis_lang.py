@@ -254,3 +254,12 @@ def test_agents_that_negotiate_with_each_other_talk_in_a_group_in_any_language()
                  "Agentes compradores y vendedores que negocian entre sí el precio.",
                  "Агенты покупателя и продавца ведут переговоры о цене."):
         assert "group_chat" in analyse(text).scores(), text
+
+
+def test_a_supervisor_that_picks_the_agent_is_a_cue_in_every_language() -> None:
+    for text in ("Le superviseur reçoit la question, choisit un agent spécialisé, puis rédige "
+                 "la réponse finale.",
+                 "El supervisor recibe la pregunta y elige un agente especializado.",
+                 "Супервизор получает вопрос и выбирает агента."):
+        scores = analyse(text).scores()
+        assert max(scores, key=scores.get) == "supervisor", (text, scores)
