@@ -9,6 +9,7 @@ never reads as a planning cue.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from functools import cache
@@ -193,7 +194,7 @@ def _merge(groups: list[list[Role]]) -> tuple[Role, ...]:
         elif not seen[twin].duty and role.duty:
             seen[twin] = Role(twin, seen[twin].title, role.duty, seen[twin].source,
                               seen[twin].position)
-    return tuple(seen.values())[:MAX_ROLES]
+    return tuple(seen.values())
 
 
 # Coordinating meetings, appointments or interviews (in five languages) is scheduling them.
@@ -202,6 +203,25 @@ _MEETINGS = re.compile(
     r"os|as|die|их)\s+)?((?:meetings?|schedules?|appointments?|calendars?|interviews?|events?|"
     r"reuni\w+|citas?|agendas?|entrevistas?|eventos?|réunions?|rendez-vous|termine?|"
     r"встреч\w*))", re.IGNORECASE)
+
+
+def _shallowest(roles: tuple[Role, ...], lines: list[str], offsets: list[int]
+                ) -> tuple[Role, ...]:
+    """At most MAX_ROLES roles: where a tree names more, its top level before its leaves.
+
+    "├── 3. BugDetectionAgent" with four sub-agents under it: the top-level agents are the
+    team; the sub-agents are kept only while room is left.
+    """
+    if len(roles) <= MAX_ROLES:
+        return roles
+
+    def depth(pos: int) -> int:
+        i = max(0, bisect.bisect_right(offsets, pos) - 1)
+        prefix = re.match(r"[\s│┃|]*", lines[i]) if i < len(lines) else None
+        return len(prefix.group(0).expandtabs(4)) if prefix else 0
+
+    keep = sorted(range(len(roles)), key=lambda k: (depth(roles[k].position), k))[:MAX_ROLES]
+    return tuple(roles[k] for k in sorted(keep))
 
 
 def _subject_duty(role: Role, norm: str) -> Role:
@@ -488,6 +508,7 @@ def analyse(raw: str) -> RequestAnalysis:
     roles = _merge([headers, chain_roles(lines, offsets, lang),
                     edge_roles(lines, offsets, lang), bold_roles(split, lang),
                     code_roles(split), listed, *prose])
+    roles = _shallowest(roles, lines, offsets)
     if lang == "en":
         roles = tuple(_subject_duty(r, norm) for r in roles)
     bare = without_setup(_runner_verbs(raw[:20_000]))

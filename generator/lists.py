@@ -25,8 +25,10 @@ from a4a.generator.rolewords import (
 from a4a.generator.text import Text, compile_terms, fold, normalize, table, terms
 
 _MARKS = re.compile(r"^\s*(?:(?:[-•●>├└│─┬┌→]+|\*(?!\*)|\d{1,2}[.)、]|#{1,6})\s*){1,3}")
-_HEADER = re.compile(r"^(?P<title>[^:：\n]{2,60}?)\s*(?:[:：]|\s[-–—→]\s|\s?->\s)\s*"
-                     r"(?P<duty>.*)$")
+# (a bracket in the title is closed before the separator: "Agent 1 (Architect): ...", never
+# "BugDetectionAgent (BUGS command - 4 sub-agents)")
+_HEADER = re.compile(r"^(?P<title>(?:[^:：\n(（]|[(（][^()（）\n]*[)）]){2,60}?)\s*"
+                     r"(?:[:：]|\s[-–—→]\s|\s?->\s)\s*(?P<duty>.*)$")
 _PAREN = re.compile(r"^(?P<title>[^()（）\n]{2,60}?)\s*[(（](?P<duty>[^()（）]{2,200})[)）]\s*$")
 # A label before a duty on the line under a heading ("**Aufgabe:** ...", "But :").
 _LABEL = re.compile(r"^(?:\*\*|__)?[^\W\d_][^*:：\n]{0,20}?(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*")

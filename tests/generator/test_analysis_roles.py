@@ -439,3 +439,15 @@ def test_an_english_title_in_a_chinese_readme_keeps_its_name_and_a_group_names_i
             "*   **Domain Sub-Agents**: 专职子智能体（Order Agent, Product Agent），"
             "专注于特定领域业务。\n")
     assert _roles(text) == ["gateway", "manager", "order", "product"]
+
+
+def test_a_tree_keeps_its_top_level_agents_before_their_sub_agents() -> None:
+    top = ["Research", "CodeAnalysis", "BugDetection", "SecurityAnalysis", "TestGeneration",
+           "CodeGeneration", "Documentation"]
+    lines = ["OrchestratorAgent (Coordinates all agents)", "│"]
+    for k, name in enumerate(top, 1):
+        lines.append(f"├── {k}. {name}Agent (a command - 4 sub-agents in parallel)")
+        lines += [f"│   ├── {name}Checker{j} - checks one thing" for j in range(1, 3)]
+    names = _roles("\n".join(lines))
+    assert names == ["orchestrator", "research", "code_analysis", "bug_detection",
+                     "security_analysis", "test_generation", "code_generation", "documentation"]
