@@ -356,8 +356,10 @@ def _title_name(title: str, lang: str) -> str:
                and (is_role_word(words[-1]) or " ".join(words[-2:]) in _JOB_TITLES)
                and words[-1] not in PLURAL and not _things(words[-1])
                and not any(is_filler(w) and w != "of" for w in words[acronym:]))
-    if lang == "en" or (english and lang in ("zh", "ja")):  # "Manager Agent" in a Chinese
-        return slug(title_words(title)) if english else ""  # README is a manager
+    # "Manager Agent" in a Chinese README is a manager, "Marketing Director" in a German one a
+    # director: an English title keeps its English name ("Reservas Agent" is read as Spanish)
+    if lang == "en" or (english and (lang in ("zh", "ja") or _english_job(words))):
+        return slug(title_words(title)) if english else ""
     reading = read_title(title)
     if not reading.words:
         return ""
@@ -366,6 +368,18 @@ def _title_name(title: str, lang: str) -> str:
     if reading.role or (reading.names_agent and not english):
         return reading.name
     return slug(title_words(title)) if english else ""
+
+
+# English job nouns a title in a Latin-script README of another language keeps ("Marketing
+# Director", "Brand Guardian"); "Agente Investigador" or "Reservas Agent" read in that language.
+_EN_JOBS = frozenset("director manager guardian lead officer designer engineer developer "
+                     "strategist analyst specialist architect planner writer editor".split())
+_NOT_ENGLISH = frozenset("agente agentes agenten agents de del da do dos das des der die le la "
+                         "el los las".split())
+
+
+def _english_job(words: list[str]) -> bool:
+    return words[-1] in _EN_JOBS and not set(words) & _NOT_ENGLISH
 
 
 def _things(word: str) -> bool:

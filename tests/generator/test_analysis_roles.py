@@ -451,3 +451,18 @@ def test_a_tree_keeps_its_top_level_agents_before_their_sub_agents() -> None:
     names = _roles("\n".join(lines))
     assert names == ["orchestrator", "research", "code_analysis", "bug_detection",
                      "security_analysis", "test_generation", "code_generation", "documentation"]
+
+
+def test_an_english_job_title_in_a_german_table_keeps_its_english_name() -> None:
+    text = ("Ein KI-gestütztes Team-System für Website-Entwicklung und Marketing.\n\n"
+            "## Marketing Team - Agenten\n\n| # | Agent | Datei | Expertise |\n"
+            "|---|-------|-------|-----------|\n"
+            "| 1 | Marketing Director | `01-marketing-director.md` | Strategie, KPIs, Planung |\n"
+            "| 2 | Campaign Manager | `02-campaign-manager.md` | Paid Ads, Funnels |\n\n"
+            "**Hinweis:** Diese Agenten ersetzen keine echte Rechtsberatung.\n")
+    assert analyse(text).lang == "de"
+    assert _roles(text)[:2] == ["marketing_director", "campaign_manager"]
+    # A Spanish title is read in Spanish.
+    assert _roles("**1. Agente Investigador**\n- Realiza búsquedas en la web\n\n"
+                  "**2. Agente Redactor**\n- Produce un borrador del informe\n") == [
+        "researcher", "writer"]
