@@ -349,6 +349,7 @@ def _pair_stated(folded: str, lang: str) -> bool:
     return m is not None and (int(m.group(1)) if m.group(1).isdigit() else numbers[m.group(1)]) == 2
 
 
+@cache
 def _cue_table() -> tuple[tuple[str, re.Pattern[str], float], ...]:
     rows = []
     for pid, p in knowledge.patterns().items():
