@@ -9,10 +9,46 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from a4a.generator.intent import RuleIntentParser
 from a4a.runtime.ir.domain import DomainPack
 from a4a.runtime.world.synthesis import synthesize
-from tests.runtime.test_packs_b import _holding, template_task
+from a4a.runtime.world.tasks import check
+from tests.runtime.test_packs_b import OTHER_LANGS, _holding, _reads_only, template_task
 from tests.runtime.test_tasks import oracle, pack_framework, run
+
+
+def domains(text: str) -> tuple[str, ...]:
+    """The packs the compiler's parser selects for `text`."""
+    return RuleIntentParser().parse(text).domains
+
+
+def depth_problems(pack: DomainPack, *, tasks: int, resources: int, recoveries: int,
+                   terms: tuple[int, int], operations: int = 0,
+                   english_senses: bool = False) -> list[str]:
+    """The ways a pack falls short of the depth of the others (empty when it has it).
+
+    Templates the checker faults, too few tasks, resources, operations, read-only tasks or
+    recovery tasks, a missing difficulty, language or problem type, vocabulary outside
+    `terms` per language, sense rules for words the pack does not match (with
+    `english_senses`, for words not among its English keywords), too few personas or roles.
+    """
+    words = set(pack.keywords) if english_senses else set(pack.keywords) | {
+        t for ts in pack.vocabulary.values() for t in ts}
+    wanted = {
+        "templates check": check(pack, range(8)) == [],
+        "size": (len(pack.tasks) >= tasks and len(pack.resources) >= resources
+                 and len(pack.operations) >= operations),
+        "difficulties": {t.difficulty for t in pack.tasks} == {"easy", "medium", "hard"},
+        "read-only tasks": sum(_reads_only(pack, t) for t in pack.tasks) >= 5,
+        "recoveries": sum(any(s.expect_error for s in t.plan) for t in pack.tasks) >= recoveries,
+        "languages": set(pack.vocabulary) == OTHER_LANGS,
+        "terms": all(terms[0] <= len(ts) <= terms[1] for ts in pack.vocabulary.values()),
+        "senses": bool(pack.senses) and all(x.term in words for x in pack.senses),
+        "people": len(pack.personas) >= 3 and len(pack.roles) >= 4,
+        "problem types": ({t.problem_type[0] for t in pack.tasks}
+                          == {x.id for x in pack.problem_types}),
+    }
+    return [name for name, holds in wanted.items() if not holds]
 
 
 def gold_plan_problems(pack: DomainPack) -> list[tuple[str, Any]]:

@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import pytest
 
-from a4a.generator.intent import RuleIntentParser
 from a4a.runtime import knowledge
 from a4a.runtime.ir.domain import DomainPack
-from a4a.runtime.world.tasks import check
 from tests.runtime.pack_checks import (
     compiled_task_problems,
+    depth_problems,
+    domains,
     gold_plan_problems,
     short_read_only_pairs,
 )
-from tests.runtime.test_packs_b import OTHER_LANGS, _reads_only
 
 PID = "industrial_monitoring"
 
@@ -65,23 +64,9 @@ def _pack() -> DomainPack:
     return knowledge.domain_packs()[PID]
 
 
-def _domains(text: str) -> tuple[str, ...]:
-    return RuleIntentParser().parse(text).domains
-
 
 def test_pack_has_the_depth_of_the_others() -> None:
-    pack = _pack()
-    assert check(pack, range(8)) == []
-    assert len(pack.tasks) >= 10 and len(pack.resources) >= 4
-    assert {t.difficulty for t in pack.tasks} == {"easy", "medium", "hard"}
-    assert sum(_reads_only(pack, t) for t in pack.tasks) >= 5
-    assert len([t for t in pack.tasks if any(s.expect_error for s in t.plan)]) >= 2
-    assert set(pack.vocabulary) == OTHER_LANGS
-    assert all(5 <= len(terms) <= 12 for terms in pack.vocabulary.values())
-    matched = set(pack.keywords) | {t for terms in pack.vocabulary.values() for t in terms}
-    assert pack.senses and [s.term for s in pack.senses if s.term not in matched] == []
-    assert len(pack.personas) >= 3 and len(pack.roles) >= 4
-    assert {t.problem_type[0] for t in pack.tasks} == {p.id for p in pack.problem_types}
+    assert depth_problems(_pack(), tasks=10, resources=4, recoveries=2, terms=(5, 12)) == []
 
 
 def test_words_alone_too_generic_are_not_keywords() -> None:
@@ -114,12 +99,12 @@ def test_compiled_frameworks_get_three_tasks_the_oracle_solves(text: str) -> Non
 
 @pytest.mark.parametrize("text", [*REQUESTS, *FOREIGN])
 def test_requests_select_the_pack(text: str) -> None:
-    assert PID in _domains(text)
+    assert PID in domains(text)
 
 
 @pytest.mark.parametrize("text", NOT_THEIRS)
 def test_overlapping_words_do_not_select_the_pack(text: str) -> None:
-    assert PID not in _domains(text)
+    assert PID not in domains(text)
 
 
 def test_monitoring_work_gets_sensor_alarm_and_work_order_tools() -> None:

@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import pytest
 
-from a4a.generator.intent import RuleIntentParser
 from a4a.runtime import knowledge
 from a4a.runtime.ir.domain import DomainPack
-from a4a.runtime.world.tasks import check
 from tests.runtime.pack_checks import (
     compiled_task_problems,
+    depth_problems,
+    domains,
     gold_plan_problems,
     short_read_only_pairs,
 )
-from tests.runtime.test_packs_b import OTHER_LANGS, _reads_only
 
 PID = "agriculture"
 
@@ -77,23 +76,10 @@ def _pack() -> DomainPack:
     return knowledge.domain_packs()[PID]
 
 
-def _domains(text: str) -> tuple[str, ...]:
-    return RuleIntentParser().parse(text).domains
-
 
 def test_pack_has_the_depth_of_the_others() -> None:
-    pack = _pack()
-    assert check(pack, range(8)) == []
-    assert len(pack.tasks) >= 10 and len(pack.resources) >= 6 and len(pack.operations) >= 15
-    assert {t.difficulty for t in pack.tasks} == {"easy", "medium", "hard"}
-    assert sum(_reads_only(pack, t) for t in pack.tasks) >= 5
-    assert len([t for t in pack.tasks if any(s.expect_error for s in t.plan)]) >= 3
-    assert set(pack.vocabulary) == OTHER_LANGS
-    assert all(len(terms) >= 10 for terms in pack.vocabulary.values())
-    keywords = set(pack.keywords) | {t for terms in pack.vocabulary.values() for t in terms}
-    assert pack.senses and [s.term for s in pack.senses if s.term not in keywords] == []
-    assert len(pack.personas) >= 3 and len(pack.roles) >= 4
-    assert {t.problem_type[0] for t in pack.tasks} == {p.id for p in pack.problem_types}
+    assert depth_problems(_pack(), tasks=10, resources=6, operations=15,
+                          recoveries=3, terms=(10, 99)) == []
 
 
 def test_ambiguous_words_are_no_keywords_alone() -> None:
@@ -135,9 +121,9 @@ def test_a_farm_assistant_holds_crop_and_field_weather_tools() -> None:
 
 @pytest.mark.parametrize("text", FOREIGN)
 def test_requests_in_other_languages_select_the_pack(text: str) -> None:
-    assert PID in _domains(text)
+    assert PID in domains(text)
 
 
 @pytest.mark.parametrize("text", NOT_THEIRS)
 def test_overlapping_words_do_not_select_the_pack(text: str) -> None:
-    assert PID not in _domains(text)
+    assert PID not in domains(text)

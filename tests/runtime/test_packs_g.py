@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from a4a.generator.intent import RuleIntentParser
 from a4a.runtime import knowledge
 from a4a.runtime.ir.domain import DomainPack
-from a4a.runtime.world.tasks import check
 from tests.runtime.pack_checks import (
     compiled_task_problems,
+    depth_problems,
+    domains,
     gold_plan_problems,
     short_read_only_pairs,
 )
-from tests.runtime.test_packs_b import OTHER_LANGS, _reads_only
+from tests.runtime.test_packs_b import OTHER_LANGS
 
 PID = "hr"
 
@@ -71,23 +71,10 @@ def _pack() -> DomainPack:
     return knowledge.domain_packs()[PID]
 
 
-def _domains(text: str) -> tuple[str, ...]:
-    return RuleIntentParser().parse(text).domains
-
 
 def test_pack_has_the_depth_of_the_others() -> None:
-    pack = _pack()
-    assert check(pack, range(8)) == []
-    assert len(pack.tasks) >= 12 and len(pack.resources) >= 6 and len(pack.operations) >= 20
-    assert {t.difficulty for t in pack.tasks} == {"easy", "medium", "hard"}
-    assert sum(_reads_only(pack, t) for t in pack.tasks) >= 5
-    assert len([t for t in pack.tasks if any(s.expect_error for s in t.plan)]) >= 3
-    assert set(pack.vocabulary) == OTHER_LANGS
-    assert all(10 <= len(terms) <= 14 for terms in pack.vocabulary.values())
-    keywords = set(pack.keywords) | {t for terms in pack.vocabulary.values() for t in terms}
-    assert pack.senses and [s.term for s in pack.senses if s.term not in keywords] == []
-    assert len(pack.personas) >= 3 and len(pack.roles) >= 4
-    assert {t.problem_type[0] for t in pack.tasks} == {p.id for p in pack.problem_types}
+    assert depth_problems(_pack(), tasks=12, resources=6, operations=20,
+                          recoveries=3, terms=(10, 14)) == []
 
 
 def test_ambiguous_words_are_no_keywords_alone() -> None:
@@ -137,7 +124,7 @@ def test_a_welcome_agent_holds_the_welcome_email_and_buddy_tools() -> None:
 
 @pytest.mark.parametrize("text", FOREIGN)
 def test_requests_in_other_languages_select_the_pack(text: str) -> None:
-    assert PID in _domains(text)
+    assert PID in domains(text)
 
 
 def test_other_languages_are_covered() -> None:
@@ -149,6 +136,6 @@ def test_other_languages_are_covered() -> None:
 
 @pytest.mark.parametrize(("text", "owner"), NOT_THEIRS)
 def test_overlapping_words_do_not_select_the_pack(text: str, owner: str | None) -> None:
-    got = _domains(text)
+    got = domains(text)
     assert PID in knowledge.domain_packs() and PID not in got
     assert owner is None or owner in got, got
