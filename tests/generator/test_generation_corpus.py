@@ -25,7 +25,8 @@ FIELDS = {"id", "lang", "length", "request", "source", "note", "families", "role
           "capabilities", "agents", "forbidden"}
 # Collection batches and the salt of each one's split rule; a case without `batch` is batch 1.
 SPLIT_SALTS = {1: "a4a-generation-split-v1:", 2: "a4a-generation-split-v2:",
-               3: "a4a-generation-split-v3:", 4: "a4a-generation-split-v4:"}
+               3: "a4a-generation-split-v3:", 4: "a4a-generation-split-v4:",
+               5: "a4a-generation-split-v5:"}
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +70,8 @@ def test_counts_languages_and_lengths(cases: list[dict[str, Any]]) -> None:
     assert len(third) >= 60 and all(sum(c["lang"] == lang for c in third) >= 4 for lang in LANGS)
     fourth = [c for c in cases if c.get("batch") == 4]
     assert len(fourth) >= 45 and all(sum(c["lang"] == lang for c in fourth) >= 3 for lang in LANGS)
+    fifth = [c for c in cases if c.get("batch") == 5]
+    assert len(fifth) >= 45 and all(sum(c["lang"] == lang for c in fifth) >= 3 for lang in LANGS)
 
 
 def test_every_case_is_complete_and_sourced(cases: list[dict[str, Any]]) -> None:
@@ -123,7 +126,7 @@ def test_heldout_is_a_fixed_disjoint_third(splits: dict[str, list[dict[str, Any]
 def test_bench_scores_one_batch(gq: ModuleType,
                                 splits: dict[str, list[dict[str, Any]]]) -> None:
     for split, cases in splits.items():
-        later = {b: [c["id"] for c in cases if c.get("batch") == b] for b in (2, 3, 4)}
+        later = {b: [c["id"] for c in cases if c.get("batch") == b] for b in (2, 3, 4, 5)}
         for b, ids in later.items():
             assert ids and [c["id"] for c in gq.load_cases(split, str(b))] == ids
         assert len(gq.load_cases(split, "1")) + sum(map(len, later.values())) == len(cases)
@@ -206,12 +209,13 @@ def test_bench_runs_and_never_prints_heldout_cases(gq: ModuleType,
 
 # Floors about one point under the measured figures of the whole corpus, all batches
 # (percent; hits are counts): a change that loses ground fails.
-FLOORS = {"tuning": {"family": 92.5, "roles": 92.0, "tools": 84.0, "count": 93.5},
-          "heldout": {"family": 76.0, "roles": 72.5, "tools": 70.0, "count": 68.5}}
+FLOORS = {"tuning": {"family": 90.5, "roles": 90.5, "tools": 82.5, "count": 91.0},
+          "heldout": {"family": 74.5, "roles": 73.0, "tools": 70.5, "count": 67.5}}
 MAX_HITS = {"tuning": 0, "heldout": 3}
-# The issue's target is 10 points; batches 3 and 4 (new text, a few cases per other language)
-# opened the gap again. The bound keeps it from growing while the tuning on them closes it.
-MAX_GAP = 13.5
+# The issue's target is 10 points; batches 3, 4 and 5 (new text, a few cases per other
+# language) opened the gap again. The bound keeps it from growing while the tuning on them
+# closes it.
+MAX_GAP = 17.0
 
 
 def test_the_compiler_holds_its_measured_quality(gq: ModuleType) -> None:
