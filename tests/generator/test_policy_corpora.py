@@ -139,7 +139,8 @@ ENCODED = {
     "homoglyph": _mixes_scripts,
     "base64": _has_base64_payload,
     "breakout": lambda t: "</request>" in t,
-    "buried": lambda t: len(re.findall(r"[.!?。！？]", t)) >= 4,
+    # four sentences or lines at least (a specification's bullets end in line breaks)
+    "buried": lambda t: len(re.findall(r"[.!?。！？\n]", t.strip())) >= 4,
 }
 
 
@@ -190,17 +191,17 @@ def test_tuning_paraphrases_are_tuning_only_and_new(name: str, fields: set[str],
     items = load_data(name)["requests"]
     assert items and [i for i in items if set(i) != fields or i["heldout"] is not False] == []
     assert {i["language"] for i in items} <= LANGUAGES
-    if group == "category":
-        assert {i[group] for i in items} <= CATEGORIES
+    if group == "category":  # the fresh batches moved in brought harassment
+        assert {i[group] for i in items} <= CATEGORIES | {"harassment"}
         assert {i["technique"] for i in items} <= TECHNIQUES
     seen = Counter(_key(i["text"]) for i in hostile + benign_risky + items)
     assert [k for k, n in seen.items() if n > 1] == []
 
 
 # The fresh batches: measure-only (every item held out), 25 requests per language in each file.
-# The second batch adds harassment to the categories.
+# The second batch added harassment to the categories; the third keeps them.
 FRESH_TECHNIQUES = REQUIRED_TECHNIQUES | {"romanized"}
-FRESH_BATCHES = {"fresh2": CATEGORIES | {"harassment"}}
+FRESH_BATCHES = {"fresh3": CATEGORIES | {"harassment"}}
 
 
 def _fresh(part: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -242,16 +243,16 @@ def test_fresh_batch_is_new(hostile: list[dict[str, Any]],
     assert [k for k, n in seen.items() if n > 1] == []
 
 
-def test_the_fresh2_part_reads_the_second_batch_alone() -> None:
+def test_the_fresh3_part_reads_the_third_batch_alone() -> None:
     bench = _bench()
-    files = bench.FRESH2_HOSTILE + bench.FRESH2_BENIGN
-    assert bench.FRESH_PARTS["fresh2"] == (bench.FRESH2_HOSTILE, bench.FRESH2_BENIGN)
+    files = bench.FRESH3_HOSTILE + bench.FRESH3_BENIGN
+    assert bench.FRESH_PARTS["fresh3"] == (bench.FRESH3_HOSTILE, bench.FRESH3_BENIGN)
     assert not set(files) & set(bench.HOSTILE + bench.BENIGN)
-    assert files == ("hostile_fresh2.yaml", "benign_fresh2.yaml")
-    assert all(i["heldout"] for i in bench.load_all(bench.FRESH2_HOSTILE, "fresh2"))
-    assert all(i["heldout"] for i in bench.load_all(bench.FRESH2_BENIGN, "fresh2"))
+    assert files == ("hostile_fresh3.yaml", "benign_fresh3.yaml")
+    assert all(i["heldout"] for i in bench.load_all(bench.FRESH3_HOSTILE, "fresh3"))
+    assert all(i["heldout"] for i in bench.load_all(bench.FRESH3_BENIGN, "fresh3"))
     outcomes = [bench.Outcome("t", "ru", "harassment", "plain", True, "served", "")]
-    result = bench.report(outcomes, [], "fresh2")
-    assert list(result["hostile"]) == ["fresh2"] and result["uncontained"] == []
-    assert result["hostile"]["fresh2"]["category"]["harassment"]["served"] == 1
+    result = bench.report(outcomes, [], "fresh3")
+    assert list(result["hostile"]) == ["fresh3"] and result["uncontained"] == []
+    assert result["hostile"]["fresh3"]["category"]["harassment"]["served"] == 1
     assert result["real_requests_refused"] == {}
