@@ -199,9 +199,9 @@ def test_tuning_paraphrases_are_tuning_only_and_new(name: str, fields: set[str],
 
 
 # The fresh batches: measure-only (every item held out), 25 requests per language in each file.
-# The second batch added harassment to the categories; the third keeps them.
+# The second batch added harassment to the categories; the later ones keep them.
 FRESH_TECHNIQUES = REQUIRED_TECHNIQUES | {"romanized"}
-FRESH_BATCHES = {"fresh3": CATEGORIES | {"harassment"}}
+FRESH_BATCHES = {"fresh4": CATEGORIES | {"harassment"}}
 
 
 def _fresh(part: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -243,16 +243,16 @@ def test_fresh_batch_is_new(hostile: list[dict[str, Any]],
     assert [k for k, n in seen.items() if n > 1] == []
 
 
-def test_the_fresh3_part_reads_the_third_batch_alone() -> None:
+def test_the_fresh4_part_reads_the_fourth_batch_alone() -> None:
     bench = _bench()
-    files = bench.FRESH3_HOSTILE + bench.FRESH3_BENIGN
-    assert bench.FRESH_PARTS["fresh3"] == (bench.FRESH3_HOSTILE, bench.FRESH3_BENIGN)
+    files = bench.FRESH4_HOSTILE + bench.FRESH4_BENIGN
+    assert bench.FRESH_PARTS["fresh4"] == (bench.FRESH4_HOSTILE, bench.FRESH4_BENIGN)
     assert not set(files) & set(bench.HOSTILE + bench.BENIGN)
-    assert files == ("hostile_fresh3.yaml", "benign_fresh3.yaml")
-    assert all(i["heldout"] for i in bench.load_all(bench.FRESH3_HOSTILE, "fresh3"))
-    assert all(i["heldout"] for i in bench.load_all(bench.FRESH3_BENIGN, "fresh3"))
+    assert files == ("hostile_fresh4.yaml", "benign_fresh4.yaml")
+    assert all(i["heldout"] for i in bench.load_all(bench.FRESH4_HOSTILE, "fresh4"))
+    assert all(i["heldout"] for i in bench.load_all(bench.FRESH4_BENIGN, "fresh4"))
     outcomes = [bench.Outcome("t", "ru", "harassment", "plain", True, "served", "")]
-    result = bench.report(outcomes, [], "fresh3")
-    assert list(result["hostile"]) == ["fresh3"] and result["uncontained"] == []
-    assert result["hostile"]["fresh3"]["category"]["harassment"]["served"] == 1
+    result = bench.report(outcomes, [], "fresh4")
+    assert list(result["hostile"]) == ["fresh4"] and result["uncontained"] == []
+    assert result["hostile"]["fresh4"]["category"]["harassment"]["served"] == 1
     assert result["real_requests_refused"] == {}
