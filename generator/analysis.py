@@ -32,6 +32,7 @@ from a4a.generator.prose import (
     agent_noun_roles,
     clause_roles,
     code_roles,
+    each_task_roles,
     one_another,
     one_each_roles,
     ordinal_roles,
@@ -497,6 +498,7 @@ def analyse(raw: str) -> RequestAnalysis:
     prose = [_leads(lex_roles)] if len(headers) >= 2 else [
         _native(clause_roles(split), lang), _native(agent_noun_roles(split), lang),
         one_each_roles(split) if lang == "en" else [],
+        each_task_roles(split) if lang == "en" else [],
         lex_roles, enumerated_roles(text, lang), titled_agent_roles(raw[:20_000], lang),
         inline_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else [],
         cjk_series_roles(raw[:20_000]),
@@ -527,6 +529,10 @@ def analyse(raw: str) -> RequestAnalysis:
     if lang == "en" and len(each := one_each_roles(split)) >= 2:
         # "one searches, one analyzes, one writes": the work in the order it is done
         cues = _distinct([*cues, Cue("prompt_chaining", ", ".join(r.duty for r in each), 0.6)])
+    if lang == "en" and len(tasks := each_task_roles(split)) >= 3:
+        # "each agent specializes in a task: generating ideas, critiquing them, ...": a
+        # pipeline stated outright, above a lone keyword (1.0)
+        cues = _distinct([*cues, Cue("prompt_chaining", ", ".join(r.duty for r in tasks), 1.2)])
     return RequestAnalysis(lang, sentences[:200], roles, _steps(lines), _numbered(lines),
                            _series(norm) if lang == "en" else (), counts, caps, cues, masked,
                            _not_understood(text, sentences, lang))

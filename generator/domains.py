@@ -27,9 +27,17 @@ from a4a.runtime import knowledge
 
 @cache
 def alternation(words: tuple[str, ...]) -> re.Pattern[str]:
-    """Whole-word alternation of English keywords; plurals and verb forms match."""
+    """Whole-word alternation of English keywords; plurals and verb forms match.
+
+    A word ends at a Chinese or Japanese character too ("Slack上で", "用Notion记录").
+    """
     forms = set(words) | {w[:-1] + "ing" for w in words if w.endswith("e") and len(w) > 3}
-    return re.compile(rf"\b(?:{literal_regex(w.lower() for w in forms)})(?:s|es|d|ed|ing)?\b")
+    return re.compile(rf"{_LATIN_START}(?:{literal_regex(w.lower() for w in forms)})"
+                      rf"(?:s|es|d|ed|ing)?{_LATIN_END}")
+
+
+_LATIN = r"0-9A-Za-z_\u00c0-\u024f\u0400-\u04ff"
+_LATIN_START, _LATIN_END = rf"(?<![{_LATIN}])", rf"(?![{_LATIN}])"
 
 
 @cache
@@ -205,7 +213,7 @@ def select_domains(scores: dict[str, int], departments: bool = True,
 # An action on a pack's lone term: the verb of one of its operations this few words before
 # the term ("sends ... by email") or right after it ("emails sent"). Verbs that as often name
 # a thing ("a web search", "the list") do not count.
-_VERB_BEFORE, _VERB_AFTER = 4, 2
+_VERB_BEFORE, _VERB_AFTER = 5, 2
 _WEAK_VERBS = frozenset({"list", "get", "search"})
 
 
@@ -240,11 +248,18 @@ def acted_on(pid: str, terms: tuple[str, ...], norm: str) -> bool:
     heads = {t.split()[0] for t in terms if t.split()}
     if verbs is None or not heads:
         return False
+    sends = any(op.name.startswith("send") for op in knowledge.domain_packs()[pid].operations)
     for sentence in _SENTENCE_END.split(norm):
         words = _WORD.findall(sentence)
         for i, w in enumerate(words):
             if w in heads:
                 near = words[max(0, i - _VERB_BEFORE):i] + words[i + 1:i + 1 + _VERB_AFTER]
-                if any(verbs.match(x) for x in near):
+                if any(verbs.match(x) or (sends and _SENDS.match(x)) for x in near):
                     return True
     return False
+
+
+# Sending in the other Latin and Cyrillic languages ("envoie le tout dans un email"): a lone
+# term of a pack that sends, with one of these beside it, is acted on.
+_SENDS = re.compile(r"^(?:envoi\w*|envoy\w*|envi[aoeá]\w*|envía\w*|mand[aeo]\w*|schick\w*|"
+                    r"verschick\w*|versend\w*|sendet|отправ\w*|присыла\w*|пришл\w*)$")

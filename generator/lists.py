@@ -49,6 +49,8 @@ def header_roles(lines: list[str], offset: list[int], lang: str) -> list[Role]:
         found[i] = _sibling_role(lines[i])
     for i in _counted_items(lines, found):
         found[i] = _sibling_role(lines[i], least=1)
+    for i in _agent_rows(lines, found):
+        found[i] = _row_role(lines[i], cols[i])
     for i, hit in enumerate(found):
         if hit is None:
             continue
@@ -203,6 +205,41 @@ def _table_head(lines: list[str], i: int) -> bool:
     """Whether line `i` is a table's heading row ("| Team | Folder | Agents |" over "|---|")."""
     return (lines[i].lstrip().startswith("|") and i + 1 < len(lines)
             and _TABLE_RULE.match(lines[i + 1]) is not None)
+
+
+# A table whose first column holds the agents ("| Agent | Rôle | ... |").
+_AGENT_HEADING = re.compile(r"(?:agent(?:e|es|s)?|agent name|role|r[oô]le|rol|papel|"
+                            r"エージェント|智能体|代理|агент|роль|角色)$", re.IGNORECASE)
+
+
+def _agent_rows(lines: list[str], found: list[tuple[str, str, str] | None]) -> list[int]:
+    """The rows of a table headed "Agent" that no other rule read as a role.
+
+    "| **Research** | Recherche Web |" names the research agent: the heading says what the
+    column holds, so a name the role words do not know still counts.
+    """
+    out: list[int] = []
+    inside = False
+    for i, line in enumerate(lines):
+        if not line.lstrip().startswith("|"):
+            inside = False
+        elif _table_head(lines, i):
+            first = line.strip().strip("|").split("|")[0].strip(" *_`")
+            inside = _AGENT_HEADING.match(first) is not None
+        elif inside and found[i] is None and not _TABLE_RULE.match(line):
+            out.append(i)
+    return out
+
+
+def _row_role(line: str, duty_col: int | None) -> tuple[str, str, str] | None:
+    """(name, title, duty) of an agent table's row from its first cell (ASCII, 1-3 words)."""
+    cells = [c.strip(" *_`") for c in line.strip().strip("|").split("|")]
+    title = re.sub(r"[^\w &/-]", " ", cells[0]).strip()
+    words = title_words(title)
+    if not title.isascii() or not 1 <= len(words) <= 3 or len(cells) < 2:
+        return None
+    duty = cells[duty_col] if duty_col and duty_col < len(cells) else cells[1]
+    return slug(words), title, duty
 
 
 def _duty_columns(lines: list[str]) -> list[int | None]:
@@ -460,11 +497,22 @@ def edge_roles(lines: list[str], offset: list[int], lang: str) -> list[Role]:
     return list(out.values()) if len(out) >= 2 else []
 
 
+# A branch of a drawn tree ("├→ 闲聊 → 友好回复") or a condition ("если ... → отправить к ...",
+# "If you're available → asks you to confirm"): each such line is one route.
+_BRANCH = re.compile(r"^\W*?(?:[├└]\s*[─-]*\s*(?:→|->|⟶|=>)|"
+                     r"(?:if|when|unless|si|wenn|falls|se|caso|quando|если|когда|иначе)\b"
+                     r"[^→\n]{0,80}(?:→|->|⟶|=>)|(?:如果|若|もし|否则)[^→\n]{0,40}(?:→|->|⟶|=>))",
+                     re.I)
+
+
 def fans_out(lines: list[str]) -> bool:
     """Whether a graph's edges leave one node for two or more others.
 
-    "**A** → **B**", "**A** → **C**": a router's branches, not a chain.
+    "**A** → **B**", "**A** → **C**": a router's branches, not a chain; so are two or more
+    lines that each branch off a tree or open with a condition before their arrow.
     """
+    if sum(bool(_BRANCH.match(line)) for line in lines) >= 2:
+        return True
     targets: dict[str, set[str]] = {}
     for line in lines:
         if m := _EDGE.search(line):

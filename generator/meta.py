@@ -133,12 +133,15 @@ def _fallback(intent: IntentSpec, modifiers: tuple[str, ...], scores: dict[str, 
             return PatternChoice(mod, modifiers, f"cue for {mod} and no structural cue", scores)
     if "single_agent" in intent.cues:
         return PatternChoice("single_agent", modifiers, "the request asks for one agent", scores)
-    if "human_gate" in modifiers:
-        return PatternChoice("human_gate", modifiers, "an approval cue and no other", scores)
-    series = intent.analysis.series if intent.analysis else ()
-    if len(series) >= 3 and not intent.named_agents:
+    a = intent.analysis
+    series = a.series if a else ()
+    if "human_gate" in modifiers and a and len(_agent_steps(a.numbered)) >= 3:
+        series = a.numbered  # "1. Gather 2. Draft ... 6. Approval": a gate within a pipeline
+    if len(series) >= 3 and not intent.named_agents:  # an approval among them gates the chain
         return PatternChoice("prompt_chaining", modifiers,
                              f"the request lists {len(series)} pieces of work in series", scores)
+    if "human_gate" in modifiers:
+        return PatternChoice("human_gate", modifiers, "an approval cue and no other", scores)
     counted = counted_role(intent)
     if counted and len(intent.named_agents) < 2:  # "five reviewers": workers side by side
         return PatternChoice("parallel_sectioning", modifiers, f"the request asks for "
@@ -163,6 +166,14 @@ def _fallback(intent: IntentSpec, modifiers: tuple[str, ...], scores: dict[str, 
         return PatternChoice("orchestrator_workers", modifiers, "named agents", scores)
     return PatternChoice("single_agent", modifiers, "no control-flow cue and no named roles",
                          scores)
+
+
+_HUMAN_STEP = re.compile(r"\W*(the )?(human|user|you|reviewer|manager)\b|.*approv", re.I)
+
+
+def _agent_steps(steps: tuple[str, ...]) -> list[str]:
+    """The steps an agent does, not the gate's ("Human reviews the request")."""
+    return [s for s in steps if not _HUMAN_STEP.match(s)]
 
 
 def _areas(intent: IntentSpec) -> tuple[str, ...]:

@@ -232,6 +232,48 @@ def one_each_roles(norm: str) -> list[Role]:
     return out
 
 
+# "each AI agent specializes in a specific task: generating ideas, critiquing them, creating
+# roadmaps ... and building pitch decks": one agent per task, named from its verb and object.
+_EACH_TASK = re.compile(r"\beach (?:\w+ )?agent\b[^:.!?]{0,60}:\s*([^.!?]{20,400})")
+_GERUND = re.compile(r"^(?:and |then )?([a-z]{3,}ing)(?: (?:down|up|out))?\b(.*)$")
+_PRONOUN = frozenset("them it this that these those the a an its their our your".split())
+
+
+def each_task_roles(norm: str) -> list[Role]:
+    """Agents named after the tasks a sentence gives each of them, three to eight."""
+    m = _EACH_TASK.search(norm)
+    if m is None:
+        return []
+    items = [i.strip() for i in re.split(r",\s*|\s+and\s+", m.group(1)) if i.strip()]
+    gerunds = [g for i in items if (g := _GERUND.match(i))]
+    if not 3 <= len(gerunds) <= 8 or len(gerunds) < len(items) - 1:
+        return []
+    out = []
+    for g in gerunds:
+        noun = _agent_of_gerund(g.group(1))
+        if not noun:
+            return []
+        obj = [w for w in re.findall(r"[a-z]+", g.group(2).split(" with ")[0])
+               if w not in _PRONOUN][:2]
+        words = [*(w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in obj),
+                 noun]
+        duty = re.sub(r"^(?:and|then) ", "", g.group(0).strip())
+        out.append(Role("_".join(words), " ".join(words), duty, "clause",
+                        m.start(1) + len(out)))
+    return out
+
+
+def _agent_of_gerund(verb: str) -> str:
+    """The agent noun of a gerund ("generating" -> "generator", "building" -> "builder")."""
+    stem = verb[:-3]
+    if len(stem) > 3 and stem[-1] == stem[-2]:  # "planning"
+        stem = stem[:-1]
+    for base in (stem, stem + "e"):
+        if base in _VERB_NOUN:
+            return _VERB_NOUN[base]
+    return stem + ("or" if stem.endswith(("at", "ct", "it")) else "er")
+
+
 def _agent_of(verb: str) -> str:
     """The agent noun of a verb in the third person ("searches" -> "searcher")."""
     stem = verb[:-2] if re.search(r"(?:ch|sh|ss|x)es$", verb) else verb[:-1]

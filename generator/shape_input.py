@@ -71,6 +71,8 @@ class ShapeInput:
         size = stated or size
         covered = {a for r in self.roles for a in r.areas}
         rest = tuple(a for a in self.areas if a not in covered)
+        if not self.hits:  # no area named: the packs' central ones (the most operations)
+            rest = tuple(sorted(rest, key=lambda a: -len(a.ops)))
         team = (list(self.roles[:size]) + _specialists(rest, suffix))[:size]
         if not team and stated is None:  # out of domain: generic workers that share the task
             size = self.count("worker", "agent", "part", default=3, hi=hi)

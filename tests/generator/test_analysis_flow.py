@@ -231,3 +231,28 @@ def test_coordinating_meetings_is_scheduling_and_passing_on_is_a_chain_in_any_la
         "A scheduling agent that coordinates meetings and interviews.").scores()
     assert "orchestrator_workers" in analyse(
         "A lead agent coordinates the researcher and the writer.").scores()
+
+
+def test_conditional_and_tree_arrows_are_routes_not_a_chain() -> None:
+    routes = ("The bot reads the message and picks a handler:\n"
+              "- if it asks about the weather → weather tool\n"
+              "- if it asks to add a task → task tool → confirmation\n")
+    assert "prompt_chaining" not in analyse(routes).scores()
+    tree = "用户提问\n   ↓\n意图识别\n   ├→ 问候 → 欢迎语\n   └→ 查询 → 知识库检索 → 生成回答\n"
+    assert "prompt_chaining" not in analyse(tree).scores()
+    # One chain across the items of one list line still reads as a chain.
+    assert "prompt_chaining" in analyse("Flow: Collector → Checker → Writer").scores()
+
+
+def test_numbered_steps_with_an_approval_build_a_gated_pipeline() -> None:
+    text = ("Automate our newsletter, with human approval before anything goes out.\n\n"
+            "1. **Collect** Fetches the week's posts from the feed.\n"
+            "2. **Pick** Chooses the five most read posts.\n"
+            "3. **Draft** Writes a short summary of each.\n"
+            "4. **Approval** Sends the draft to the editor for approval.\n")
+    spec = compile_request(text).spec
+    assert spec.pattern == "prompt_chaining" and len(spec.agents) == 4
+    # Steps a human does are the gate's, not agents': no pipeline of two.
+    text2 = ("Posts need human approval before publishing.\n\n1. AI writes the post\n"
+             "2. AI submits it for approval\n3. Human reviews it\n4. Human approves or rejects\n")
+    assert compile_request(text2).spec.pattern == "human_gate"

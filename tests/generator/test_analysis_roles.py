@@ -466,3 +466,22 @@ def test_an_english_job_title_in_a_german_table_keeps_its_english_name() -> None
     assert _roles("**1. Agente Investigador**\n- Realiza búsquedas en la web\n\n"
                   "**2. Agente Redactor**\n- Produce un borrador del informe\n") == [
         "researcher", "writer"]
+
+
+def test_each_agent_given_a_task_in_a_list_names_one_agent_per_task_in_order() -> None:
+    a = analyse("A four-agent service where each agent handles one job: collecting receipts, "
+                "checking totals, drafting the expense report and filing it.")
+    assert [r.name for r in a.roles] == ["receipt_collector", "total_checker",
+                                         "expense_report_drafter", "filer"]
+    assert a.roles[1].duty == "checking totals"
+    assert max(a.scores(), key=a.scores().get) == "prompt_chaining"
+    # A list that is not all work done by agents names none.
+    assert _roles("Each agent has a setting: temperature, model name and a budget.") == []
+
+
+def test_a_table_headed_agent_names_every_row_even_unknown_words() -> None:
+    text = ("| Agent | Rôle |\n|---|---|\n| **Research** | Recherche web |\n"
+            "| **Feedback** | Retours des lecteurs |\n| **Memory** | Historique |")
+    assert _roles(text) == ["research", "feedback", "memory"]
+    # Without the heading, such words are no roles.
+    assert _roles("| Step | What |\n|---|---|\n| Research | Web |\n| Memory | History |") == []

@@ -201,3 +201,16 @@ def test_an_assembly_line_of_agents_is_no_factory() -> None:
     assert "industrial_monitoring" not in domains.domain_hits(Text.of(text))
     plant = "Monitor the production line sensors on the factory floor and open work orders."
     assert "industrial_monitoring" in domains.domain_hits(Text.of(plant))
+
+
+def test_an_english_keyword_run_into_chinese_or_japanese_text_still_names_its_pack() -> None:
+    assert domains.domain_scores("slack上で動く幹事ボット").get("messaging", 0) >= 1
+    assert domains.domain_scores("用slack通知团队").get("messaging", 0) >= 1
+    # ... but not one run into Latin letters.
+    assert domains.domain_scores("slackline tricks").get("messaging", 0) == 0
+
+
+def test_a_lone_term_sent_in_another_language_is_acted_on() -> None:
+    assert domains.acted_on("email", ("email",), "et envoie le tout dans un email chaque matin")
+    assert domains.acted_on("email", ("correo",), "redacta y envía un correo al cliente")
+    assert not domains.acted_on("email", ("email",), "un email de bienvenue a été lu")

@@ -209,8 +209,8 @@ def test_bench_runs_and_never_prints_heldout_cases(gq: ModuleType,
 
 # Floors about one point under the measured figures of the whole corpus, all batches
 # (percent; hits are counts): a change that loses ground fails.
-FLOORS = {"tuning": {"family": 90.5, "roles": 90.5, "tools": 82.5, "count": 91.0},
-          "heldout": {"family": 74.5, "roles": 73.0, "tools": 70.5, "count": 67.5}}
+FLOORS = {"tuning": {"family": 93.0, "roles": 92.0, "tools": 84.0, "count": 92.0},
+          "heldout": {"family": 75.5, "roles": 74.0, "tools": 72.0, "count": 68.0}}
 MAX_HITS = {"tuning": 0, "heldout": 3}
 # The target is 10 points; batches 3, 4 and 5 (new text, a few cases per other
 # language) opened the gap again. The bound keeps it from growing while the tuning on them

@@ -187,3 +187,11 @@ def test_merge_words_are_read_in_any_language_and_only_at_a_word_start() -> None
         assert MERGES.search(duty), duty
     for duty in ("clears up the confusion", "integrates with Slack"):
         assert not MERGES.search(duty), duty
+
+
+def test_a_team_for_a_pack_the_request_names_only_by_its_topic_covers_its_central_work() -> None:
+    # "travel" names the pack and no resource: the specialists take its central resources
+    # (the most operations), not its first-listed ones.
+    spec = _spec("Plan a whole holiday by coordinating specialized agents for travel.")
+    tools = {t for a in spec.agents for t in a.tools}
+    assert any("flight" in t for t in tools) or any("hotel" in t for t in tools), tools
