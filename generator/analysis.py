@@ -289,6 +289,15 @@ _THAT_SERIES = re.compile(r"\b(?:agents|pipeline|workflow|crew|team)\b[^.;:\n]{0
 _TO_CLAUSES = re.compile(r"\bto ([a-z]{3,}(?: [a-z]+){0,2}), ([a-z]{3,}(?: [a-z]+){0,2}),? "
                          r"(?:and|then) ([a-z]{3,}(?: [a-z]+){0,2})\b")
 _TEAM_WORDS = re.compile(r"\b(?:agents|multi-agent|crew|team|pipeline)\b")
+# Stages named as work in series after the system they make up: "a multi-agent system for
+# weekly meal planning, ingredient extraction, shopping list generation, and cost
+# optimization" (work nouns only: "a system for HR, finance and IT" lists departments).
+_FOR_SERIES = re.compile(r"\b(?:(?:multi-agent system|agent system|agents|pipeline|workflow|crew)"
+                         r" for|automates the process of|the process of)"
+                         r" ([a-z][a-z -]{2,40}(?:,[a-z -]{3,40}){1,5},? and [a-z -]{3,40})"
+                         r"(?=[.;!?\n]|$)")
+_NOMINAL = re.compile(r"(?:ing|tion|sion|sis|ment|ance|ence)$")
+_GERUND_START = re.compile(r"[a-z]{3,}ing\b")
 _NOT_VERBS = frozenset("the and all our your their his her its each every any some more most "
                        "new own other one two three".split())
 _CLAUSE_VERB = re.compile(r"^(?:and\s+)?([a-z]{3,}(?:ies|es|s))\s")
@@ -312,6 +321,12 @@ def _series(norm: str) -> tuple[str, ...]:
     for m in _TO_CLAUSES.finditer(norm) if _TEAM_WORDS.search(norm) else ():
         if not any(c.split()[0] in _NOT_VERBS for c in m.groups()):
             return tuple(c.strip() for c in m.groups())
+    if m := _FOR_SERIES.search(re.sub(r"[*_`]", "", norm)):  # "a system for meal planning, ..."
+        items = [re.sub(r"^and\s+", "", i.strip()) for i in re.split(r",|\band\b", m.group(1))]
+        items = [i for i in items if i]
+        if 3 <= len(items) <= 6 and all(_NOMINAL.search(i) or _GERUND_START.match(i)
+                                        for i in items):
+            return tuple(items)
     for sentence in re.split(r"(?<=[.!?])\s+|\n", norm):
         clauses = [c.strip(" .") for c in sentence.split(",")]
         if 3 <= len(clauses) <= 6 and all(

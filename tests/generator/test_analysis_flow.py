@@ -256,3 +256,20 @@ def test_numbered_steps_with_an_approval_build_a_gated_pipeline() -> None:
     text2 = ("Posts need human approval before publishing.\n\n1. AI writes the post\n"
              "2. AI submits it for approval\n3. Human reviews it\n4. Human approves or rejects\n")
     assert compile_request(text2).spec.pattern == "human_gate"
+
+
+def test_work_named_in_series_after_the_system_is_a_pipeline() -> None:
+    a = analyse("An agent system for invoice scanning, amount validation, and ledger posting.")
+    assert a.series == ("invoice scanning", "amount validation", "ledger posting")
+    spec = compile_request("This workflow automates the process of collecting reviews, "
+                           "scoring their sentiment, and mailing a weekly digest.").spec
+    assert spec.pattern == "prompt_chaining" and len(spec.agents) == 3
+    # Departments are no series of work.
+    assert analyse("A multi-agent system for HR, finance and IT.").series == ()
+
+
+def test_synthesizing_notes_into_a_post_is_writing_not_merging_workers() -> None:
+    assert "orchestrator_workers" not in analyse(
+        "The agent synthesizes the research into a blog post.").scores()
+    assert "orchestrator_workers" in analyse(
+        "A lead agent synthesizes the workers' findings.").scores()

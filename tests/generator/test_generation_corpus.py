@@ -209,7 +209,7 @@ def test_bench_runs_and_never_prints_heldout_cases(gq: ModuleType,
 
 # Floors about one point under the measured figures of the whole corpus, all batches
 # (percent; hits are counts): a change that loses ground fails.
-FLOORS = {"tuning": {"family": 93.0, "roles": 92.0, "tools": 84.0, "count": 92.0},
+FLOORS = {"tuning": {"family": 93.5, "roles": 92.0, "tools": 84.0, "count": 92.0},
           "heldout": {"family": 75.5, "roles": 74.0, "tools": 72.0, "count": 68.0}}
 MAX_HITS = {"tuning": 0, "heldout": 3}
 # The target is 10 points; batches 3, 4 and 5 (new text, a few cases per other
