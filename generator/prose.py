@@ -248,7 +248,7 @@ def each_task_roles(norm: str) -> list[Role]:
     gerunds = [g for i in items if (g := _GERUND.match(i))]
     if not 3 <= len(gerunds) <= 8 or len(gerunds) < len(items) - 1:
         return []
-    out = []
+    out: list[Role] = []
     for g in gerunds:
         noun = _agent_of_gerund(g.group(1))
         if not noun:
