@@ -213,7 +213,8 @@ def select_domains(scores: dict[str, int], departments: bool = True,
 # An action on a pack's lone term: the verb of one of its operations this few words before
 # the term ("sends ... by email") or right after it ("emails sent"). Verbs that as often name
 # a thing ("a web search", "the list") do not count.
-_VERB_BEFORE, _VERB_AFTER = 5, 2
+_VERB_BEFORE, _VERB_AFTER = 4, 2
+_SEND_BEFORE = 5  # "envoie le tout dans un email"
 _WEAK_VERBS = frozenset({"list", "get", "search"})
 
 
@@ -254,7 +255,9 @@ def acted_on(pid: str, terms: tuple[str, ...], norm: str) -> bool:
         for i, w in enumerate(words):
             if w in heads:
                 near = words[max(0, i - _VERB_BEFORE):i] + words[i + 1:i + 1 + _VERB_AFTER]
-                if any(verbs.match(x) or (sends and _SENDS.match(x)) for x in near):
+                wide = words[max(0, i - _SEND_BEFORE):i] + words[i + 1:i + 1 + _VERB_AFTER]
+                if any(verbs.match(x) for x in near) or (
+                        sends and any(_SENDS.match(x) for x in wide)):
                     return True
     return False
 
