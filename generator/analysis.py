@@ -510,10 +510,11 @@ def analyse(raw: str) -> RequestAnalysis:
                  and not _of_every_agent(text.fold, r.position)]
     # A list of roles is the strongest evidence; prose around it mostly describes the system.
     # ... but the lead they report to is often named only there ("协调者 Agent 分配任务").
+    tasks = each_task_roles(split) if lang == "en" else []  # one agent per listed task
     prose = [_leads(lex_roles)] if len(headers) >= 2 else [
         _native(clause_roles(split), lang), _native(agent_noun_roles(split), lang),
         one_each_roles(split) if lang == "en" else [],
-        each_task_roles(split) if lang == "en" else [],
+        tasks,
         lex_roles, enumerated_roles(text, lang), titled_agent_roles(raw[:20_000], lang),
         inline_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else [],
         cjk_series_roles(raw[:20_000]),
@@ -544,7 +545,7 @@ def analyse(raw: str) -> RequestAnalysis:
     if lang == "en" and len(each := one_each_roles(split)) >= 2:
         # "one searches, one analyzes, one writes": the work in the order it is done
         cues = _distinct([*cues, Cue("prompt_chaining", ", ".join(r.duty for r in each), 0.6)])
-    if lang == "en" and len(tasks := each_task_roles(split)) >= 3:
+    if len(tasks) >= 3:
         # "each agent specializes in a task: generating ideas, critiquing them, ...": a
         # pipeline stated outright, above a lone keyword (1.0)
         cues = _distinct([*cues, Cue("prompt_chaining", ", ".join(r.duty for r in tasks), 1.2)])

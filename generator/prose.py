@@ -251,8 +251,6 @@ def each_task_roles(norm: str) -> list[Role]:
     out: list[Role] = []
     for g in gerunds:
         noun = _agent_of_gerund(g.group(1))
-        if not noun:
-            return []
         obj = [w for w in re.findall(r"[a-z]+", g.group(2).split(" with ")[0])
                if w not in _PRONOUN][:2]
         words = [*(w[:-1] if w.endswith("s") and not w.endswith("ss") else w for w in obj),
