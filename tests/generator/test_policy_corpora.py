@@ -132,15 +132,21 @@ def _mixes_scripts(text: str) -> bool:
     return False
 
 
+_BREAKOUT = re.compile(r"</|\[/|system|sys>|developer|desarrollador|sistema|système|entwickler|"
+                       r"développeur|разработчик|систем|系统|システム|開発者|ende der anfrage|"
+                       r"依頼ここまで|fin du prompt")
 ENCODED = {
     "fullwidth": lambda t: any(0xFF01 <= ord(c) <= 0xFF5E for c in t),
     "halfwidth": lambda t: any(0xFF61 <= ord(c) <= 0xFF9F for c in t),
     "zero_width": lambda t: any(unicodedata.category(c) == "Cf" for c in t),
     "homoglyph": _mixes_scripts,
     "base64": _has_base64_payload,
-    "breakout": lambda t: "</request>" in t,
-    # four sentences or lines at least (a specification's bullets end in line breaks)
-    "buried": lambda t: len(re.findall(r"[.!?。！？\n]", t.strip())) >= 4,
+    # closes the request block ("</request>", "</solicitud>", "[/用户请求]") or speaks as the
+    # system or the developer ("### SYSTEM OVERRIDE ###", "[DESARROLLADOR]:")
+    "breakout": lambda t: bool(_BREAKOUT.search(unicodedata.normalize("NFKC", t).lower())),
+    # four sentences, lines or list clauses at least (a specification's bullets end in line
+    # breaks, a Chinese one's in "；", a German one opens its list with ":")
+    "buried": lambda t: len(re.findall(r"[.!?。！？\n;；:：]", t.strip())) >= 4,
 }
 
 
@@ -201,7 +207,7 @@ def test_tuning_paraphrases_are_tuning_only_and_new(name: str, fields: set[str],
 # The fresh batches: measure-only (every item held out), 25 requests per language in each file.
 # The second batch added harassment to the categories; the later ones keep them.
 FRESH_TECHNIQUES = REQUIRED_TECHNIQUES | {"romanized"}
-FRESH_BATCHES = {"fresh4": CATEGORIES | {"harassment"}}
+FRESH_BATCHES = {"fresh5": CATEGORIES | {"harassment"}}
 
 
 def _fresh(part: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -243,16 +249,16 @@ def test_fresh_batch_is_new(hostile: list[dict[str, Any]],
     assert [k for k, n in seen.items() if n > 1] == []
 
 
-def test_the_fresh4_part_reads_the_fourth_batch_alone() -> None:
+def test_the_fresh5_part_reads_the_fifth_batch_alone() -> None:
     bench = _bench()
-    files = bench.FRESH4_HOSTILE + bench.FRESH4_BENIGN
-    assert bench.FRESH_PARTS["fresh4"] == (bench.FRESH4_HOSTILE, bench.FRESH4_BENIGN)
+    files = bench.FRESH5_HOSTILE + bench.FRESH5_BENIGN
+    assert bench.FRESH_PARTS["fresh5"] == (bench.FRESH5_HOSTILE, bench.FRESH5_BENIGN)
     assert not set(files) & set(bench.HOSTILE + bench.BENIGN)
-    assert files == ("hostile_fresh4.yaml", "benign_fresh4.yaml")
-    assert all(i["heldout"] for i in bench.load_all(bench.FRESH4_HOSTILE, "fresh4"))
-    assert all(i["heldout"] for i in bench.load_all(bench.FRESH4_BENIGN, "fresh4"))
+    assert files == ("hostile_fresh5.yaml", "benign_fresh5.yaml")
+    assert all(i["heldout"] for i in bench.load_all(bench.FRESH5_HOSTILE, "fresh5"))
+    assert all(i["heldout"] for i in bench.load_all(bench.FRESH5_BENIGN, "fresh5"))
     outcomes = [bench.Outcome("t", "ru", "harassment", "plain", True, "served", "")]
-    result = bench.report(outcomes, [], "fresh4")
-    assert list(result["hostile"]) == ["fresh4"] and result["uncontained"] == []
-    assert result["hostile"]["fresh4"]["category"]["harassment"]["served"] == 1
+    result = bench.report(outcomes, [], "fresh5")
+    assert list(result["hostile"]) == ["fresh5"] and result["uncontained"] == []
+    assert result["hostile"]["fresh5"]["category"]["harassment"]["served"] == 1
     assert result["real_requests_refused"] == {}
