@@ -12,8 +12,16 @@ bench/decision_margin.py, never on BFCL): at or above it the reply is decoded fr
 answer, recorded as "(no call: P(call) below the threshold)" and not decoded, since any text
 scores the same.
 
+With `--relevance-cut C` (any mode, with or without `--call-threshold`) an item whose question
+shares less than C of any offered tool's name (a4a.training.calibrate.name_overlap) is not
+decoded at all: its reply is "(no call: no offered tool's name matches the request)". The gate
+does not depend on the model, so one C carries across checkpoints; fit it on a4a's own
+held-out rows with `bench/decision_margin.py --lexical-only` (its `lexical_cut`), never on
+BFCL. Each item records its `name_overlap`.
+
 Usage: python bench/bfcl.py [--model DIR] [--limit N] [--categories simple_python,...]
-       [--mode hermes] [--max-new-tokens 256] [--call-threshold P] [--json]
+       [--mode hermes] [--max-new-tokens 256] [--call-threshold P] [--relevance-cut C]
+       [--json]
 `--model` is a Hugging Face model directory (default: the embedded SmolLM2-135M-Instruct that
 `a4a models pull` caches; or a merged fine-tuned checkpoint). `--limit` takes the first N
 items of each category. Run it niced on a shared machine: one torch thread.
@@ -29,13 +37,32 @@ from pathlib import Path
 from typing import Any
 
 BELOW = "(no call: P(call) below the threshold)"
+NO_MATCH = "(no call: no offered tool's name matches the request)"
+
+
+def _reply(llm: Any, probe: Any, msgs: Any, mode: str,
+           call_threshold: float | None) -> tuple[str, float | None]:
+    """The reply to one item's messages and the probe's P(call) (None without a probe)."""
+    from a4a.runtime.llm.base import LLMRequest
+    from a4a.runtime.llm.local import chat_messages
+    from a4a.training import calibrate
+
+    p = probe(chat_messages(msgs, mode)) if probe else None
+    if p is not None and call_threshold is not None and p < call_threshold:
+        return BELOW, p
+    opening = calibrate.CALL_OPENING if probe else ""
+    return llm.generate(LLMRequest(msgs, tool_mode=mode), opening).message.content, p
 
 
 def run(model: Path | None, categories: list[str], limit: int | None, mode: str,
-        max_new_tokens: int, call_threshold: float | None = None) -> dict[str, Any]:
-    """Score `model` on each category; per-item verdicts and the summary."""
-    from a4a.runtime.llm.base import LLMRequest
-    from a4a.runtime.llm.local import LocalLLM, chat_messages
+        max_new_tokens: int, call_threshold: float | None = None,
+        relevance_cut: float | None = None) -> dict[str, Any]:
+    """Score `model` on each category; per-item verdicts and the summary.
+
+    Below `relevance_cut` (name overlap of the question with the offered tools) an item is
+    answered NO_MATCH without the model (no probe, no decoding).
+    """
+    from a4a.runtime.llm.local import LocalLLM
     from a4a.training import bfcl, calibrate
 
     check = bfcl.checker()
@@ -48,21 +75,19 @@ def run(model: Path | None, categories: list[str], limit: int | None, mode: str,
         verdicts[category] = []
         for item in bfcl.load(category, limit):
             msgs = bfcl.messages(item, mode)
-            p = probe(chat_messages(msgs, mode)) if probe else None
-            if p is not None and call_threshold is not None and p < call_threshold:
-                text = BELOW
-            else:
-                opening = calibrate.CALL_OPENING if probe else ""
-                text = llm.generate(LLMRequest(msgs, tool_mode=mode), opening).message.content
+            overlap = calibrate.name_overlap(msgs[-1].content, item.functions)
+            text, p = ((NO_MATCH, None) if relevance_cut is not None and overlap < relevance_cut
+                       else _reply(llm, probe, msgs, mode, call_threshold))
             calls = bfcl.calls(text, mode, item)
             ok = bfcl.correct(item, calls, check)
             verdicts[category].append(ok)
             items.append({"id": item.id, "correct": ok, "calls": calls, "p_call": p,
-                          "reply": text[:200]})
-            print(json.dumps({"id": item.id, "correct": ok, "p_call": p, "reply": text[:200]}),
+                          "name_overlap": overlap, "reply": text[:200]})
+            print(json.dumps({"id": item.id, "correct": ok, "p_call": p,
+                              "name_overlap": overlap, "reply": text[:200]}),
                   file=sys.stderr, flush=True)
     return {"model": str(llm.model_dir), "mode": mode, "limit": limit,
-            "call_threshold": call_threshold,
+            "call_threshold": call_threshold, "relevance_cut": relevance_cut,
             "seconds": round(time.perf_counter() - start, 1),
             "categories": bfcl.summary(verdicts), "items": items}
 
@@ -79,13 +104,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-new-tokens", type=int, default=256)
     ap.add_argument("--call-threshold", type=float, default=None,
                     help="call only where P(<tool_call> first) >= this (hermes mode)")
+    ap.add_argument("--relevance-cut", type=float, default=None,
+                    help="answer without the model where the question's name overlap with "
+                         "every offered tool is below this (fit it with "
+                         "bench/decision_margin.py --lexical-only)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     if args.call_threshold is not None and args.mode != "hermes":
         ap.error("--call-threshold reads the hermes call opening: use --mode hermes")
     try:
         result = run(args.model, [c for c in args.categories.split(",") if c], args.limit,
-                     args.mode, args.max_new_tokens, args.call_threshold)
+                     args.mode, args.max_new_tokens, args.call_threshold, args.relevance_cut)
     except A4AError as exc:
         print(json.dumps(exc.to_dict()) if args.json else f"error: {exc}", file=sys.stderr)
         return 2

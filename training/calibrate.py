@@ -7,14 +7,31 @@ pass, no decoding); `auc` says how well it separates, `best_threshold` (balanced
 `strict_threshold` (a bound on wrong calls) fits a cut on rows whose answer is known (a4a's
 own held-out rows, never a benchmark's items), and a decoder calls only at or above the cut
 (`bench/bfcl.py --call-threshold`).
+
+`name_overlap` is the model-independent gate beside it: how much of an offered tool's name the
+request mentions, with a cut fitted the same way (`bench/bfcl.py --relevance-cut`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 CALL_OPENING = "<tool_call>"  # the Hermes text mode's call (training.recipe.MODE)
+# Function words that say nothing about which tool fits; tool names and requests share them.
+STOPWORDS = frozenset({
+    "the", "and", "for", "with", "from", "this", "that", "these", "those", "into", "onto",
+    "are", "was", "were", "been", "has", "have", "had", "its", "his", "her", "our", "your",
+    "their", "you", "they", "them", "can", "will", "would", "should", "could", "please",
+    "what", "which", "who", "how", "when", "where", "why", "all", "any", "some", "not", "but",
+    "also", "than", "then", "there", "here", "about", "via", "per", "each", "out", "off",
+})
+STEM = 5  # words compare by their first letters: "calculate" meets "calculation"
+_MIN_LETTERS = 3
+_LETTER_RUN = re.compile(r"[A-Za-z]+")
+_CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")  # "getHTTPResponse" -> get HTTP Response
 
 
 class CallProbe:
@@ -96,3 +113,81 @@ def summary(probs: dict[str, list[float]], cut: float) -> dict[str, dict[str, An
     """Per group: n, mean probability and the share at or above the cut."""
     return {k: {"n": len(v), "mean": sum(v) / len(v) if v else None,
                 "at_or_above": share_at_or_above(v, cut)} for k, v in probs.items()}
+
+
+def _stems(text: str) -> set[str]:
+    """The crude stems of the content words of a name or a request.
+
+    Letter runs (so `_`, `.`, `-`, spaces and digits all split), camelCase split, lowercased;
+    words under three letters and STOPWORDS dropped; each cut to its first STEM letters.
+    """
+    words = (part.lower() for run in _LETTER_RUN.findall(text)
+             for part in _CAMEL_PART.findall(run))
+    return {w[:STEM] for w in words if len(w) >= _MIN_LETTERS and w not in STOPWORDS}
+
+
+def _tool_name(tool: Mapping[str, Any]) -> str:
+    """The name of a function object, or of the `{"type": "function", "function": ...}` wrapper.
+
+    Raises:
+        ValueError: when neither the mapping nor its "function" holds a "name".
+    """
+    inner = tool.get("function", tool)
+    if not isinstance(inner, Mapping) or not isinstance(inner.get("name"), str):
+        raise ValueError(f"a tool needs a 'name' (pass the function object), got keys "
+                         f"{sorted(tool)}")
+    return str(inner["name"])
+
+
+def name_overlap(request: str, tools: Sequence[Mapping[str, Any]]) -> float:
+    """The highest share, over the offered tools, of a tool name's content words in the request.
+
+    A call/no-call gate that the model does not move. The model's P(call) shifts from one
+    training batch to the next, so a cut on it fitted on a4a's rows does not carry to the next
+    checkpoint; whether the request names an offered tool is fixed by a4a's data generator and
+    the benchmark's items, not by the model, so a cut on this share fitted on a4a's rows (with
+    `best_threshold`) is a rule that carries across batches. A name with no content word scores
+    0; no tools score 0.0.
+
+    Raises:
+        ValueError: for a tool without a name.
+    """
+    said = _stems(request)
+    shares = [len(name & said) / len(name) if name else 0.0
+              for name in (_stems(_tool_name(t)) for t in tools)]
+    return max(shares, default=0.0)
+
+
+def _function_of(line: str) -> dict[str, Any]:
+    """The function object of one tools-block line.
+
+    Raises:
+        ValueError: when the line is not `{"type": "function", "function": {...}}`.
+    """
+    try:
+        entry = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"a line of the tools block is not JSON: {line[:80]!r}") from err
+    if not isinstance(entry, dict) or not isinstance(entry.get("function"), dict):
+        raise ValueError('a tools line must be {"type": "function", "function": {...}}, '
+                         f"got {line[:80]!r}")
+    return entry["function"]
+
+
+def tools_in_prompt(system: str) -> list[dict[str, Any]]:
+    """The function objects listed in a Hermes system prompt's tools block.
+
+    The block is the one opened by the LAST `<tools>` line: the prompt's own text mentions
+    "<tools></tools>" before it. Each line of it is `{"type": "function", "function": {...}}`.
+
+    Raises:
+        ValueError: when the prompt has no `<tools>` ... `</tools>` block or a line of it is
+            not a function entry (pass the Hermes system prompt, `messages[0]`).
+    """
+    start = system.rfind("<tools>\n")
+    end = system.find("</tools>", start) if start >= 0 else -1
+    if end < 0:
+        raise ValueError("no <tools> ... </tools> block in the system prompt: pass the Hermes "
+                         "system prompt (messages[0]) of a tool-calling row")
+    block = system[start + len("<tools>\n"):end]
+    return [_function_of(line) for line in block.splitlines() if line.strip()]
