@@ -403,8 +403,14 @@ _CHAIR = re.compile(r"(?:^|_)(?:chat_manager|selector|moderator|facilitator)$")
 
 
 def group_chat(x: ShapeInput) -> Topology:
-    """A selector picks the next speaker on a shared transcript until done."""
+    """A selector picks the next speaker on a shared transcript until done.
+
+    Two named participants and no named chair take turns instead (a round robin: the first
+    speaks, the second answers, until they agree): a selector would only ever pick "the other".
+    """
     host = next((r for r in x.named if _CHAIR.search(r.name)), None)
+    if host is None and len(x.named) == 2:
+        return _round_robin(*x.named)
     sel = replace(_as(host, "router"), max_iterations=8) if host else AgentPlan(
         "selector", "router", "picking the next speaker and ending the chat", (), 8)
     parts = [r for r in x.named if r is not host] or x.team("participant")
@@ -418,6 +424,15 @@ def group_chat(x: ShapeInput) -> Topology:
                  condition="the group agrees or the turn limit is reached") for p in parts]
     agents = [sel, *parts]
     return Topology(sel.name, agents, edges, _node("group_chat", agents))
+
+
+def _round_robin(first: AgentPlan, second: AgentPlan) -> Topology:
+    """Two participants alternating on the shared transcript until they agree."""
+    edges = [_e(first.name, second.name, "sequence"),
+             _e(second.name, first.name, "loop", max_iterations=6,
+                condition="the two agree or the turn limit is reached")]
+    agents = [first, second]
+    return Topology(first.name, agents, edges, _node("group_chat", agents))
 
 
 def plan_execute(x: ShapeInput) -> Topology:

@@ -48,6 +48,19 @@ def test_a_stated_worker_count_sets_the_team_size() -> None:
     assert chat.pattern == "group_chat" and len(chat.agents) == 4
 
 
+def test_two_named_participants_take_turns_without_a_selector() -> None:
+    spec = _spec("A group chat of two agents:\n- Drafter: writes the newsletter draft.\n"
+                 "- Checker: points out what to fix in the draft.")
+    assert spec.pattern == "group_chat"
+    assert [a.name for a in spec.agents] == ["drafter", "checker"]
+    kinds = sorted((e.source, e.target, e.kind) for e in spec.edges)
+    assert kinds == [("checker", "drafter", "loop"), ("drafter", "checker", "sequence")]
+    # a named chair keeps the selector's place
+    chaired = _spec("A group chat run by a Moderator between a Drafter who writes the draft "
+                    "and a Checker who reviews it.")
+    assert len(chaired.agents) == 3
+
+
 def test_a_repeat_count_sets_the_number_of_parallel_runs() -> None:
     spec = _spec("Summarize the report: run it four times in parallel, independently, and "
                  "merge the answers.")
