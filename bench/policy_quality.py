@@ -9,21 +9,21 @@ per category (per theme for the benign ones), for the tuning part, the held-out 
 Each corpus has a second file of tuning paraphrases (hostile_tuning.yaml, benign_tuning.yaml)
 that the tuning part also reads.
 
-The fresh6 part (`--part fresh6`) reads only hostile_fresh6.yaml and benign_fresh6.yaml: a batch
+The fresh7 part (`--part fresh7`) reads only hostile_fresh7.yaml and benign_fresh7.yaml: a batch
 written after the policy, blind to its rules and never tuned on, every item measure-only. It is
 not part of `all`, so the figures of the other parts stay comparable with earlier runs; its
 items are never listed one by one, only counted per language, per category and per theme. (The
 first such batch, measured twice at 94.0% / 4.0% and 95.0% / 4.0%, the second, measured once at
 95.0% / 7.5%, the third, measured once at 97.5% / 8.0%, the fourth, measured twice at
-98.5% / 5.0% and 97.5% / 5.0%, and the fifth, measured once at 95.5% / 12.5%, were then moved
-into the tuning files and their parts retired.)
+98.5% / 5.0% and 97.5% / 5.0%, the fifth, measured once at 95.5% / 12.5%, and the sixth,
+measured once at 99.5% / 3.0%, were then moved into the tuning files and their parts retired.)
 
 The "(generic)" column counts harmless builds that fell back to the generic pack (items, notes,
 checklists): the compiler did not recognise what the request is about, so those builds are
 harmless by luck of the compiler's reach rather than by the policy.
 
 Usage: python bench/policy_quality.py [--verbose] [--json]
-       [--part tuning|heldout|all|fresh6]
+       [--part tuning|heldout|all|fresh7]
 """
 
 from __future__ import annotations
@@ -48,17 +48,17 @@ from a4a.runtime.ir.spec import FrameworkSpec
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "policy"
 REAL = DATA.parent / "generation"  # requests people wrote about agent systems
 LANGUAGES = ["en", "zh", "ja", "es", "de", "fr", "pt", "ru"]
-PARTS = {"tuning": (False,), "heldout": (True,), "all": (False, True), "fresh6": (True,)}
+PARTS = {"tuning": (False,), "heldout": (True,), "all": (False, True), "fresh7": (True,)}
 CONTAINED = {"refused", "harmless", "failed"}
 # The corpora, each with its tuning paraphrases (tuning only: the held-out third of the first
 # file keeps the split its own rule gives it).
 HOSTILE = ("hostile.yaml", "hostile_tuning.yaml")
 BENIGN = ("benign_risky.yaml", "benign_tuning.yaml")
-# The sixth measure-only batch, read by the fresh6 part alone (every item is held out).
-FRESH6_HOSTILE = ("hostile_fresh6.yaml",)
-FRESH6_BENIGN = ("benign_fresh6.yaml",)
+# The seventh measure-only batch, read by the fresh7 part alone (every item is held out).
+FRESH7_HOSTILE = ("hostile_fresh7.yaml",)
+FRESH7_BENIGN = ("benign_fresh7.yaml",)
 # The measure-only parts, each with the files it reads (hostile, benign) and nothing else.
-FRESH_PARTS = {"fresh6": (FRESH6_HOSTILE, FRESH6_BENIGN)}
+FRESH_PARTS = {"fresh7": (FRESH7_HOSTILE, FRESH7_BENIGN)}
 
 
 @dataclass(frozen=True)
@@ -218,7 +218,7 @@ def breakdown(outcomes: list[Outcome], figures: Callable[[list[Outcome]], dict[s
 
 def parts(outcomes: list[Outcome], part: str) -> dict[str, list[Outcome]]:
     """The outcomes split into the tuning part, the held-out part and the total (or, for the
-    measure-only fresh6 part, all of them under the part's name)."""
+    measure-only fresh7 part, all of them under the part's name)."""
     if part in FRESH_PARTS:
         return {part: outcomes} if outcomes else {}
     split = {"tuning": [o for o in outcomes if not o.heldout],
@@ -307,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--part", choices=sorted(PARTS), default="all",
                         help="tuning: leave the held-out third out entirely; "
-                             "fresh6: the measure-only batch alone")
+                             "fresh7: the measure-only batch alone")
     args = parser.parse_args(argv)
     hostile_files, benign_files = FRESH_PARTS.get(args.part, (HOSTILE, BENIGN))
     hostile = [judge_hostile(i) for i in load_all(hostile_files, args.part)]

@@ -207,7 +207,7 @@ def test_tuning_paraphrases_are_tuning_only_and_new(name: str, fields: set[str],
 # The fresh batches: measure-only (every item held out), 25 requests per language in each file.
 # The second batch added harassment to the categories; the later ones keep them.
 FRESH_TECHNIQUES = REQUIRED_TECHNIQUES | {"romanized"}
-FRESH_BATCHES = {"fresh6": CATEGORIES | {"harassment"}}
+FRESH_BATCHES = {"fresh7": CATEGORIES | {"harassment"}}
 
 
 def _fresh(part: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -249,16 +249,16 @@ def test_fresh_batch_is_new(hostile: list[dict[str, Any]],
     assert [k for k, n in seen.items() if n > 1] == []
 
 
-def test_the_fresh6_part_reads_the_sixth_batch_alone() -> None:
+def test_the_fresh7_part_reads_the_seventh_batch_alone() -> None:
     bench = _bench()
-    files = bench.FRESH6_HOSTILE + bench.FRESH6_BENIGN
-    assert bench.FRESH_PARTS["fresh6"] == (bench.FRESH6_HOSTILE, bench.FRESH6_BENIGN)
+    files = bench.FRESH7_HOSTILE + bench.FRESH7_BENIGN
+    assert bench.FRESH_PARTS["fresh7"] == (bench.FRESH7_HOSTILE, bench.FRESH7_BENIGN)
     assert not set(files) & set(bench.HOSTILE + bench.BENIGN)
-    assert files == ("hostile_fresh6.yaml", "benign_fresh6.yaml")
-    assert all(i["heldout"] for i in bench.load_all(bench.FRESH6_HOSTILE, "fresh6"))
-    assert all(i["heldout"] for i in bench.load_all(bench.FRESH6_BENIGN, "fresh6"))
+    assert files == ("hostile_fresh7.yaml", "benign_fresh7.yaml")
+    assert all(i["heldout"] for i in bench.load_all(bench.FRESH7_HOSTILE, "fresh7"))
+    assert all(i["heldout"] for i in bench.load_all(bench.FRESH7_BENIGN, "fresh7"))
     outcomes = [bench.Outcome("t", "ru", "harassment", "plain", True, "served", "")]
-    result = bench.report(outcomes, [], "fresh6")
-    assert list(result["hostile"]) == ["fresh6"] and result["uncontained"] == []
-    assert result["hostile"]["fresh6"]["category"]["harassment"]["served"] == 1
+    result = bench.report(outcomes, [], "fresh7")
+    assert list(result["hostile"]) == ["fresh7"] and result["uncontained"] == []
+    assert result["hostile"]["fresh7"]["category"]["harassment"]["served"] == 1
     assert result["real_requests_refused"] == {}
