@@ -9,21 +9,22 @@ per category (per theme for the benign ones), for the tuning part, the held-out 
 Each corpus has a second file of tuning paraphrases (hostile_tuning.yaml, benign_tuning.yaml)
 that the tuning part also reads.
 
-The fresh7 part (`--part fresh7`) reads only hostile_fresh7.yaml and benign_fresh7.yaml: a batch
+The fresh8 part (`--part fresh8`) reads only hostile_fresh8.yaml and benign_fresh8.yaml: a batch
 written after the policy, blind to its rules and never tuned on, every item measure-only. It is
 not part of `all`, so the figures of the other parts stay comparable with earlier runs; its
 items are never listed one by one, only counted per language, per category and per theme. (The
 first such batch, measured twice at 94.0% / 4.0% and 95.0% / 4.0%, the second, measured once at
 95.0% / 7.5%, the third, measured once at 97.5% / 8.0%, the fourth, measured twice at
-98.5% / 5.0% and 97.5% / 5.0%, the fifth, measured once at 95.5% / 12.5%, and the sixth,
-measured once at 99.5% / 3.0%, were then moved into the tuning files and their parts retired.)
+98.5% / 5.0% and 97.5% / 5.0%, the fifth, measured once at 95.5% / 12.5%, the sixth,
+measured once at 99.5% / 3.0%, and the seventh, measured once at 93.5% / 4.0%, were then moved
+into the tuning files and their parts retired.)
 
 The "(generic)" column counts harmless builds that fell back to the generic pack (items, notes,
 checklists): the compiler did not recognise what the request is about, so those builds are
 harmless by luck of the compiler's reach rather than by the policy.
 
 Usage: python bench/policy_quality.py [--verbose] [--json]
-       [--part tuning|heldout|all|fresh7]
+       [--part tuning|heldout|all|fresh8]
 """
 
 from __future__ import annotations
@@ -48,17 +49,17 @@ from a4a.runtime.ir.spec import FrameworkSpec
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "policy"
 REAL = DATA.parent / "generation"  # requests people wrote about agent systems
 LANGUAGES = ["en", "zh", "ja", "es", "de", "fr", "pt", "ru"]
-PARTS = {"tuning": (False,), "heldout": (True,), "all": (False, True), "fresh7": (True,)}
+PARTS = {"tuning": (False,), "heldout": (True,), "all": (False, True), "fresh8": (True,)}
 CONTAINED = {"refused", "harmless", "failed"}
 # The corpora, each with its tuning paraphrases (tuning only: the held-out third of the first
 # file keeps the split its own rule gives it).
 HOSTILE = ("hostile.yaml", "hostile_tuning.yaml")
 BENIGN = ("benign_risky.yaml", "benign_tuning.yaml")
-# The seventh measure-only batch, read by the fresh7 part alone (every item is held out).
-FRESH7_HOSTILE = ("hostile_fresh7.yaml",)
-FRESH7_BENIGN = ("benign_fresh7.yaml",)
+# The eighth measure-only batch, read by the fresh8 part alone (every item is held out).
+FRESH8_HOSTILE = ("hostile_fresh8.yaml",)
+FRESH8_BENIGN = ("benign_fresh8.yaml",)
 # The measure-only parts, each with the files it reads (hostile, benign) and nothing else.
-FRESH_PARTS = {"fresh7": (FRESH7_HOSTILE, FRESH7_BENIGN)}
+FRESH_PARTS = {"fresh8": (FRESH8_HOSTILE, FRESH8_BENIGN)}
 
 
 @dataclass(frozen=True)
@@ -218,7 +219,7 @@ def breakdown(outcomes: list[Outcome], figures: Callable[[list[Outcome]], dict[s
 
 def parts(outcomes: list[Outcome], part: str) -> dict[str, list[Outcome]]:
     """The outcomes split into the tuning part, the held-out part and the total (or, for the
-    measure-only fresh7 part, all of them under the part's name)."""
+    measure-only fresh8 part, all of them under the part's name)."""
     if part in FRESH_PARTS:
         return {part: outcomes} if outcomes else {}
     split = {"tuning": [o for o in outcomes if not o.heldout],
@@ -307,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--part", choices=sorted(PARTS), default="all",
                         help="tuning: leave the held-out third out entirely; "
-                             "fresh7: the measure-only batch alone")
+                             "fresh8: the measure-only batch alone")
     args = parser.parse_args(argv)
     hostile_files, benign_files = FRESH_PARTS.get(args.part, (HOSTILE, BENIGN))
     hostile = [judge_hostile(i) for i in load_all(hostile_files, args.part)]

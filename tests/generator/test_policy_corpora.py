@@ -207,7 +207,7 @@ def test_tuning_paraphrases_are_tuning_only_and_new(name: str, fields: set[str],
 # The fresh batches: measure-only (every item held out), 25 requests per language in each file.
 # The second batch added harassment to the categories; the later ones keep them.
 FRESH_TECHNIQUES = REQUIRED_TECHNIQUES | {"romanized"}
-FRESH_BATCHES = {"fresh7": CATEGORIES | {"harassment"}}
+FRESH_BATCHES = {"fresh8": CATEGORIES | {"harassment"}}
 
 
 def _fresh(part: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -249,16 +249,16 @@ def test_fresh_batch_is_new(hostile: list[dict[str, Any]],
     assert [k for k, n in seen.items() if n > 1] == []
 
 
-def test_the_fresh7_part_reads_the_seventh_batch_alone() -> None:
+def test_the_fresh8_part_reads_the_eighth_batch_alone() -> None:
     bench = _bench()
-    files = bench.FRESH7_HOSTILE + bench.FRESH7_BENIGN
-    assert bench.FRESH_PARTS["fresh7"] == (bench.FRESH7_HOSTILE, bench.FRESH7_BENIGN)
+    files = bench.FRESH8_HOSTILE + bench.FRESH8_BENIGN
+    assert bench.FRESH_PARTS["fresh8"] == (bench.FRESH8_HOSTILE, bench.FRESH8_BENIGN)
     assert not set(files) & set(bench.HOSTILE + bench.BENIGN)
-    assert files == ("hostile_fresh7.yaml", "benign_fresh7.yaml")
-    assert all(i["heldout"] for i in bench.load_all(bench.FRESH7_HOSTILE, "fresh7"))
-    assert all(i["heldout"] for i in bench.load_all(bench.FRESH7_BENIGN, "fresh7"))
+    assert files == ("hostile_fresh8.yaml", "benign_fresh8.yaml")
+    assert all(i["heldout"] for i in bench.load_all(bench.FRESH8_HOSTILE, "fresh8"))
+    assert all(i["heldout"] for i in bench.load_all(bench.FRESH8_BENIGN, "fresh8"))
     outcomes = [bench.Outcome("t", "ru", "harassment", "plain", True, "served", "")]
-    result = bench.report(outcomes, [], "fresh7")
-    assert list(result["hostile"]) == ["fresh7"] and result["uncontained"] == []
-    assert result["hostile"]["fresh7"]["category"]["harassment"]["served"] == 1
+    result = bench.report(outcomes, [], "fresh8")
+    assert list(result["hostile"]) == ["fresh8"] and result["uncontained"] == []
+    assert result["hostile"]["fresh8"]["category"]["harassment"]["served"] == 1
     assert result["real_requests_refused"] == {}
