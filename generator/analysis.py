@@ -366,6 +366,29 @@ def _pair_stated(folded: str, lang: str) -> bool:
 
 
 @cache
+def _each_stated(folded: str, lang: str) -> int:
+    """How many agents "each of the N ..." gives one each to (0 when the request says none).
+
+    "Cada uma das cinco competências ... é avaliada por um agente", "each of the four checks is
+    run by its own agent": the number counts the agents, within the sentence that says so.
+    """
+    tab = table(lang, "analysis")
+    eaches = [fold(normalize(w)) for w in tab.get("each_of", ())]
+    numbers = {**{k: v for k, v in NUMBERS.items() if " " not in k},
+               **{fold(normalize(w)): n for w, n in tab.get("numbers", {}).items()}}
+    if not eaches:
+        return 0
+    each = "|".join(re.escape(w) for w in sorted(eaches, key=len, reverse=True))
+    words = "|".join(re.escape(w) for w in sorted(numbers, key=len, reverse=True))
+    m = re.search(rf"(?<!\w)(?:{each})\s+(\d{{1,2}}|{words})(?!\w)[^.!?。\n]{{0,160}}?"
+                  r"(?<!\w)(?:agent|агент)", folded)
+    if m is None:
+        return 0
+    n = int(m.group(1)) if m.group(1).isdigit() else numbers[m.group(1)]
+    return n if 2 <= n <= 12 else 0
+
+
+@cache
 def _cue_table() -> tuple[tuple[str, re.Pattern[str], float], ...]:
     rows = []
     for pid, p in knowledge.patterns().items():
@@ -540,6 +563,8 @@ def analyse(raw: str) -> RequestAnalysis:
     counts, caps = _counts(norm)
     if lang != "en" and "agents" not in counts and _pair_stated(text.fold, lang):
         counts["agents"] = 2
+    if "agents" not in counts and (n := _each_stated(text.fold, lang)) >= 2:
+        counts["agents"] = n
     sentences = tuple(s.strip() for s in re.split(r"(?<=[.!?。！？])\s*|\n", lined) if s.strip())
     cues = _distinct(_cues(masked) + lex_cues)
     if lang == "en" and len(each := one_each_roles(split)) >= 2:

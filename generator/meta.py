@@ -158,10 +158,19 @@ def _fallback(intent: IntentSpec, modifiers: tuple[str, ...], scores: dict[str, 
                              "write", scores)
     if weak:
         return PatternChoice(weak[0], modifiers, f"weak cue for {weak[0]}", scores)
+    return _by_team(intent, modifiers, scores)
+
+
+def _by_team(intent: IntentSpec, modifiers: tuple[str, ...], scores: dict[str, float]
+             ) -> PatternChoice:
+    """No cue at all: the shape the stated number of agents or the named roles call for."""
     stated = intent.analysis.counts.get("agents", 0) if intent.analysis else 0
     if stated == 2 and not intent.named_agents:  # "dois agentes que colaboram": a pair in turn
         return PatternChoice("prompt_chaining", modifiers, "the request asks for two agents",
                              scores)
+    if stated >= 3 and not intent.named_agents:  # "each of the four checks ... its own agent"
+        return PatternChoice("parallel_sectioning", modifiers,
+                             f"the request asks for {stated} agents, one for each part", scores)
     if intent.named_agents:
         return PatternChoice("orchestrator_workers", modifiers, "named agents", scores)
     return PatternChoice("single_agent", modifiers, "no control-flow cue and no named roles",

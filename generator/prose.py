@@ -191,9 +191,10 @@ _CUTS = frozenset("per each every any some no und oder et ou y и или von fü
                    "du pour avec del para con da dos das two three four five six seven eight nine "
                    "ten".split())  # ... and counts: "a five-agent system" names no "five" agent
 _COUNTED = frozenset("two three four five six seven eight nine ten".split())
-# "the right expert agent" names a choice among the agents, not one of them.
+# "the right expert agent" names a choice among the agents, not one of them; "its own agent",
+# "a separate agent" say there is one more, not who it is.
 _CHOICE = frozenset("right appropriate relevant correct specific proper suitable respective "
-                    "next same".split())
+                    "next same own separate dedicated individual".split())
 # "an AI-powered multi-agent assistant" is the whole system.
 _SYSTEM = frozenset("multi-agent multiagent ai-powered human-in-the-loop humanintheloop hitl "
                     "pydantic langgraph langchain crewai autogen openai llamaindex smolagents "

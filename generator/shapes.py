@@ -400,6 +400,8 @@ def map_reduce(x: ShapeInput) -> Topology:
 
 # A named role that runs the chat ("Group Chat Manager", "Moderator") is its selector.
 _CHAIR = re.compile(r"(?:^|_)(?:chat_manager|selector|moderator|facilitator)$")
+# ... and a request that asks for one ("with a selector picking each speaker") gets one.
+_ASKS_CHAIR = re.compile(r"\b(?:selector|moderator|facilitator|chat manager|chair)\b", re.I)
 
 
 def group_chat(x: ShapeInput) -> Topology:
@@ -409,7 +411,7 @@ def group_chat(x: ShapeInput) -> Topology:
     speaks, the second answers, until they agree): a selector would only ever pick "the other".
     """
     host = next((r for r in x.named if _CHAIR.search(r.name)), None)
-    if host is None and len(x.named) == 2:
+    if host is None and len(x.named) == 2 and not _ASKS_CHAIR.search(x.intent.text):
         return _round_robin(*x.named)
     sel = replace(_as(host, "router"), max_iterations=8) if host else AgentPlan(
         "selector", "router", "picking the next speaker and ending the chat", (), 8)

@@ -61,6 +61,18 @@ def test_two_named_participants_take_turns_without_a_selector() -> None:
     assert len(chaired.agents) == 3
 
 
+def test_each_of_n_parts_with_its_own_agent_counts_the_agents() -> None:
+    spec = _spec("Each of the four checks (style, security, tests, docs) is run by its own "
+                 "agent, and the verdicts are merged into one review.")
+    assert spec.pattern == "parallel_sectioning" and _workers(spec) == 4
+    assert not [a for a in spec.agents if a.name == "own"]  # "its own agent" names no role
+    pt = _spec("Cada uma das cinco partes do relatório é revisada por um agente, e um "
+               "coordenador junta as revisões.")
+    assert len(pt.agents) == 6
+    # without an agent in the sentence the number counts something else
+    assert len(_spec("Each of the four checks is listed in the review.").agents) == 1
+
+
 def test_a_repeat_count_sets_the_number_of_parallel_runs() -> None:
     spec = _spec("Summarize the report: run it four times in parallel, independently, and "
                  "merge the answers.")
