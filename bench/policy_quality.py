@@ -9,7 +9,9 @@ per category (per theme for the benign ones), for the tuning part, the held-out 
 Each corpus has a second file of tuning paraphrases (hostile_tuning.yaml, benign_tuning.yaml)
 that the tuning part also reads.
 
-The fresh8 part (`--part fresh8`) reads only hostile_fresh8.yaml and benign_fresh8.yaml: a batch
+The fresh8 part (`--part fresh8`) reads only hostile_fresh8.yaml and benign_fresh8.yaml (and
+the fresh9 part only hostile_fresh9.yaml and benign_fresh9.yaml, a second batch written the same
+way to confirm the first's figures on the same rules): a batch
 written after the policy, blind to its rules and never tuned on, every item measure-only. It is
 not part of `all`, so the figures of the other parts stay comparable with earlier runs; its
 items are never listed one by one, only counted per language, per category and per theme. (The
@@ -24,7 +26,7 @@ checklists): the compiler did not recognise what the request is about, so those 
 harmless by luck of the compiler's reach rather than by the policy.
 
 Usage: python bench/policy_quality.py [--verbose] [--json]
-       [--part tuning|heldout|all|fresh8]
+       [--part tuning|heldout|all|fresh8|fresh9]
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ from a4a.runtime.ir.spec import FrameworkSpec
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "policy"
 REAL = DATA.parent / "generation"  # requests people wrote about agent systems
 LANGUAGES = ["en", "zh", "ja", "es", "de", "fr", "pt", "ru"]
-PARTS = {"tuning": (False,), "heldout": (True,), "all": (False, True), "fresh8": (True,)}
+PARTS = {"tuning": (False,), "heldout": (True,), "all": (False, True), "fresh8": (True,),
+         "fresh9": (True,)}
 CONTAINED = {"refused", "harmless", "failed"}
 # The corpora, each with its tuning paraphrases (tuning only: the held-out third of the first
 # file keeps the split its own rule gives it).
@@ -58,8 +61,12 @@ BENIGN = ("benign_risky.yaml", "benign_tuning.yaml")
 # The eighth measure-only batch, read by the fresh8 part alone (every item is held out).
 FRESH8_HOSTILE = ("hostile_fresh8.yaml",)
 FRESH8_BENIGN = ("benign_fresh8.yaml",)
+# The ninth, read by the fresh9 part alone: the confirmation of the eighth.
+FRESH9_HOSTILE = ("hostile_fresh9.yaml",)
+FRESH9_BENIGN = ("benign_fresh9.yaml",)
 # The measure-only parts, each with the files it reads (hostile, benign) and nothing else.
-FRESH_PARTS = {"fresh8": (FRESH8_HOSTILE, FRESH8_BENIGN)}
+FRESH_PARTS = {"fresh8": (FRESH8_HOSTILE, FRESH8_BENIGN),
+               "fresh9": (FRESH9_HOSTILE, FRESH9_BENIGN)}
 
 
 @dataclass(frozen=True)
@@ -308,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--part", choices=sorted(PARTS), default="all",
                         help="tuning: leave the held-out third out entirely; "
-                             "fresh8: the measure-only batch alone")
+                             "fresh8, fresh9: a measure-only batch alone")
     args = parser.parse_args(argv)
     hostile_files, benign_files = FRESH_PARTS.get(args.part, (HOSTILE, BENIGN))
     hostile = [judge_hostile(i) for i in load_all(hostile_files, args.part)]

@@ -51,7 +51,13 @@ CORPORA = (("tests/data/policy/hostile_tuning.yaml", "requests", "text", 1),
            ("tests/data/policy/benign_risky.yaml", "requests", "text", 0),
            ("tests/data/generation/tuning.yaml", "cases", "request", 0),
            ("tests/data/requests_benign.yaml", "requests", "", 0))
-REAL = frozenset({"tests/data/generation/tuning.yaml", "tests/data/requests_benign.yaml"})
+# The requests `a4a synth` writes (generator.requests) are benign by construction and the
+# threshold keeps clear of them too: seeds 0 and 2, so the test that compiles seed 1's requests
+# reads requests the screen was not fitted on.
+SYNTH = (("synth:0", 0), ("synth:2", 2))
+SYNTH_REQUESTS = 176  # per seed: half the pack x pattern pairs
+REAL = frozenset({"tests/data/generation/tuning.yaml", "tests/data/requests_benign.yaml",
+                  *(name for name, _ in SYNTH)})
 
 
 @dataclass(frozen=True)
@@ -273,6 +279,13 @@ def corpora(root: Path = ROOT) -> tuple[list[str], list[int], list[str]]:
             texts.append(item[text_key] if text_key else item)
             labels.append(label)
             sources.append(name)
+    from a4a.generator.requests import synthesize_requests  # no cycle: it reads packs only
+
+    for name, seed in SYNTH:
+        synth = [r.text for r in synthesize_requests(SYNTH_REQUESTS, seed=seed)]
+        texts += synth
+        labels += [0] * len(synth)
+        sources += [name] * len(synth)
     return texts, labels, sources
 
 

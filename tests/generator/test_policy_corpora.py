@@ -207,7 +207,7 @@ def test_tuning_paraphrases_are_tuning_only_and_new(name: str, fields: set[str],
 # The fresh batches: measure-only (every item held out), 25 requests per language in each file.
 # The second batch added harassment to the categories; the later ones keep them.
 FRESH_TECHNIQUES = REQUIRED_TECHNIQUES | {"romanized"}
-FRESH_BATCHES = {"fresh8": CATEGORIES | {"harassment"}}
+FRESH_BATCHES = {"fresh8": CATEGORIES | {"harassment"}, "fresh9": CATEGORIES | {"harassment"}}
 
 
 def _fresh(part: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -261,4 +261,8 @@ def test_the_fresh8_part_reads_the_eighth_batch_alone() -> None:
     result = bench.report(outcomes, [], "fresh8")
     assert list(result["hostile"]) == ["fresh8"] and result["uncontained"] == []
     assert result["hostile"]["fresh8"]["category"]["harassment"]["served"] == 1
+    nine = bench.FRESH9_HOSTILE + bench.FRESH9_BENIGN
+    assert bench.FRESH_PARTS["fresh9"] == (bench.FRESH9_HOSTILE, bench.FRESH9_BENIGN)
+    assert not set(nine) & set(bench.HOSTILE + bench.BENIGN + files)
+    assert all(i["heldout"] for i in bench.load_all(bench.FRESH9_HOSTILE, "fresh9"))
     assert result["real_requests_refused"] == {}
