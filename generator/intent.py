@@ -58,6 +58,18 @@ class IntentSpec:
     warnings: tuple[tuple[str, str], ...] = ()
 
 
+@cache
+def _brands(pid: str) -> tuple[str, ...]:
+    """The product names of a pack; a trailing `*` keeps only the stem ("ватсап*")."""
+    pack = knowledge.domain_packs().get(pid)
+    return tuple(pack.brands) if pack else ()
+
+
+def _is_brand(pid: str, word: str) -> bool:
+    """Whether a matched word is one of the pack's product names (or a form of one)."""
+    return any(word.startswith(b[:-1]) if b.endswith("*") else word == b for b in _brands(pid))
+
+
 class IntentParser(Protocol):
     """Turns request text into an IntentSpec."""
 
@@ -75,8 +87,10 @@ class RuleIntentParser:
         norm = normalize(text)[:20_000]
         work = normalize(without_asides(text))[:20_000]
         hits, mentions = domain_matches(Text(work, work, fold(work)))
-        # A multi-word phrase ("on the web", "stock market") is precise: it counts twice.
-        scores = {p: sum(2 if " " in w else 1 for w in h) for p, h in hits.items()}
+        # A multi-word phrase ("on the web", "stock market") or a product name ("WhatsApp") is
+        # precise: it counts twice.
+        scores = {p: sum(2 if " " in w or _is_brand(p, w) else 1 for w in h)
+                  for p, h in hits.items()}
         # A lone term the request acts on with one of the pack's verbs counts as two.
         scores |= {p: 2 for p, s in scores.items() if s == 1 and acted_on(p, hits[p], norm)}
         by_role = role_packs(analysis, select_domains(scores, names_departments(norm), mentions),

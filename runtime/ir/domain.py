@@ -181,6 +181,9 @@ class DomainPack(_Strict):
         "match without word boundaries).")
     senses: list[Sense] = Field(default_factory=list, description="Keywords with more than "
                                 "one sense, and the context that rules this pack out.")
+    brands: list[str] = Field(default_factory=list, description="Product names among the "
+                              "keywords and vocabulary (WhatsApp, HubSpot): one names the pack "
+                              "as surely as a phrase does, and counts as much.")
     resources: list[ResourceSpec] = Field(description="Record kinds.")
     operations: list[OperationSpec] = Field(description="Operations (tools).")
     roles: list[RoleHint] = Field(default_factory=list, description="Domain role names.")

@@ -214,3 +214,16 @@ def test_a_lone_term_sent_in_another_language_is_acted_on() -> None:
     assert domains.acted_on("email", ("email",), "et envoie le tout dans un email chaque matin")
     assert domains.acted_on("email", ("correo",), "redacta y envía un correo al cliente")
     assert not domains.acted_on("email", ("email",), "un email de bienvenue a été lu")
+
+
+def test_a_product_name_counts_like_a_phrase() -> None:
+    # one "WhatsApp" beside two calendar terms: the channel is a pack of its own
+    text = ("Un bot de WhatsApp que agenda turnos en el calendario y los guarda en el "
+            "calendario del local.")
+    assert "messaging" in compile_request(text).intent.domains
+    ru = compile_request("Бот в телеграме, который каждое утро присылает сводку новостей.")
+    assert "messaging" in ru.intent.domains
+    # a word that is not a product name still needs a second hit to join as a second pack
+    assert "messaging" not in compile_request(
+        "A calendar assistant that books meetings in the calendar and sends a notification."
+    ).intent.domains
