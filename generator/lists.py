@@ -164,19 +164,36 @@ def _counted_items(lines: list[str], found: list[tuple[str, str, str] | None]) -
     """
     out = []
     for i, line in enumerate(lines[:-1]):
-        m = _COUNTED_LIST.search(line)
+        m = _COUNTED_LIST.search(line) or _COUNTED_HEADING.match(line)
         if m is None:
             continue
-        key, items = _key(lines[i + 1]), []
-        for j in range(i + 1, len(lines)):
-            if not key or _key(lines[j]) != key:
-                break
-            items.append(j)
+        items = _items_under(lines, i, nested=m.re is _COUNTED_HEADING)
         word = m.group(1).lower()
         if len(items) == (int(word) if word.isdigit() else _NUMBER_WORDS[word]) and any(
                 found[j] is not None for j in items):
             out += [j for j in items if found[j] is None]
     return out
+
+
+# A heading that counts the agents listed under it ("## Agents (6)").
+_COUNTED_HEADING = re.compile(r"\s*#{1,6}\s*(?:agents|sub-?agents|roles|team members|members)"
+                              r"\s*\((\d{1,2})\)\s*$", re.IGNORECASE)
+
+
+def _items_under(lines: list[str], i: int, nested: bool) -> list[int]:
+    """The list items right under line `i`, all of the first item's form.
+
+    Under a heading (`nested`), each item may carry lines of its own ("- Goal: ...") before
+    the next; the list ends at the next heading.
+    """
+    key, items = _key(lines[i + 1]), []
+    for j in range(i + 1, len(lines)):
+        k = _key(lines[j])
+        if k == key and key:
+            items.append(j)
+        elif not nested or k.startswith("#") or not key:
+            break
+    return items
 
 
 def _sibling_role(line: str, least: int = 2) -> tuple[str, str, str] | None:

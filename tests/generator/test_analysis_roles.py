@@ -485,3 +485,12 @@ def test_a_table_headed_agent_names_every_row_even_unknown_words() -> None:
     assert _roles(text) == ["research", "feedback", "memory"]
     # Without the heading, such words are no roles.
     assert _roles("| Step | What |\n|---|---|\n| Research | Web |\n| Memory | History |") == []
+
+
+def test_a_heading_that_counts_the_agents_makes_each_item_under_it_one() -> None:
+    text = ("## Agents (3)\n\n1. Release Manager\n\n- Goal: Plan the release window.\n\n"
+            "2. Data Triage\n\n- Goal: Sort the failing jobs by cause.\n\n"
+            "3. Docs Writer\n\n- Goal: Write the release notes.\n")
+    assert _roles(text) == ["release_manager", "data_triage", "docs_writer"]
+    # a count that disagrees with the items leaves the item that reads as no role out
+    assert "data_triage" not in _roles(text.replace("(3)", "(4)"))
