@@ -232,11 +232,18 @@ def orchestrator_workers(x: ShapeInput) -> Topology:
 
 
 def _lead(x: ShapeInput) -> tuple[AgentPlan | None, list[AgentPlan]]:
-    """The named coordinator, else the named role whose duty coordinates the others."""
+    """The named role whose duty coordinates the others, else the named coordinator.
+
+    A duty says more than a title: the "Incident Commander" who coordinates the response leads
+    a "Comms Lead" who drafts the updates.
+    """
     named, rest = x.take("coordinator")
+    by_duty = next((r for r in x.named if LEADS.search(r.duty)), None)
     if named is None and x.named:
-        named = next((r for r in x.named if LEADS.search(r.duty)), None)
-        rest = [r for r in x.named if r is not named]
+        return by_duty, [r for r in x.named if r is not by_duty]
+    if named is not None and by_duty is not None and named.duty and not LEADS.search(named.duty):
+        # the titled lead has a duty of its own, and it is not leading
+        return by_duty, [r for r in x.named if r is not by_duty]
     return named, rest
 
 

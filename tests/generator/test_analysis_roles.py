@@ -494,3 +494,15 @@ def test_a_heading_that_counts_the_agents_makes_each_item_under_it_one() -> None
     assert _roles(text) == ["release_manager", "data_triage", "docs_writer"]
     # a count that disagrees with the items leaves the item that reads as no role out
     assert "data_triage" not in _roles(text.replace("(3)", "(4)"))
+
+
+def test_the_role_whose_duty_coordinates_leads_over_a_lead_by_title() -> None:
+    spec = compile_request("An incident team of agents:\n- Comms Lead: drafts the stakeholder "
+                           "updates.\n- Incident Commander: coordinates the response and makes "
+                           "the final decisions.\n- Log Analyst: reads the logs and finds the "
+                           "cause.").spec
+    assert spec.pattern == "orchestrator_workers" and spec.entry == "incident_commander"
+    # with no duty that leads, the title still decides
+    plain = compile_request("An incident team of agents:\n- Comms Lead: drafts the updates.\n"
+                            "- Log Analyst: reads the logs.\n- Fixer: patches the service.").spec
+    assert plain.entry == "comms_lead"
