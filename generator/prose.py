@@ -127,6 +127,8 @@ def agent_noun_roles(norm: str) -> list[Role]:
                                and (is_role_word(words[0]) or words[0] in _PEOPLE)):
             continue  # "cooperating agents" names no one agent; "supplier agents" a kind
         rest = norm[m.end():].split("\n", 1)[0]  # a duty ends with its line
+        if _HAS_SUBAGENTS.match(rest):
+            continue  # "a research agent ... with specialized sub-agents" is the whole system
         duty = first_clause(rest).strip(" ,:")
         if not words or any(is_filler(w) for w in words) or (
                 words[-1] in _NO_SPECIALTY and not _LEADS_OTHERS.search(duty)):
@@ -135,6 +137,11 @@ def agent_noun_roles(norm: str) -> list[Role]:
         title = " ".join([*words, m.group(2)])
         out.append(Role(slug(title_words(title)), title, duty, "agent_noun", m.start()))
     return out
+
+
+# The rest of a sentence that gives the agent agents of its own.
+_HAS_SUBAGENTS = re.compile(r"[^.;\n]{0,80}\b(?:with|using|made of|composed of|that has|"
+                            r"which has)\b[^.;\n]{0,40}\bsub-?agents\b")
 
 
 def _pair(words: list[str]) -> tuple[str, str] | None:

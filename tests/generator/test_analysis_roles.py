@@ -506,3 +506,11 @@ def test_the_role_whose_duty_coordinates_leads_over_a_lead_by_title() -> None:
     plain = compile_request("An incident team of agents:\n- Comms Lead: drafts the updates.\n"
                             "- Log Analyst: reads the logs.\n- Fixer: patches the service.").spec
     assert plain.entry == "comms_lead"
+
+
+def test_an_agent_given_sub_agents_of_its_own_is_the_system() -> None:
+    roles = _roles("This example shows how you might compose a richer travel research agent "
+                   "using the SDK, with specialized sub-agents and a check step.\n\n"
+                   "1. **Flights**: A flight finder agent searches fares.\n"
+                   "2. **Hotels**: A hotel scout agent compares rooms.")
+    assert roles == ["flight_finder", "hotel_scout"]
