@@ -414,6 +414,11 @@ def _title_name(title: str, lang: str) -> str:
     # director: an English title keeps its English name ("Reservas Agent" is read as Spanish)
     if lang == "en" or (english and (lang in ("zh", "ja") or _english_job(words))):
         return slug(title_words(title)) if english else ""
+    latin = re.findall(r"[A-Za-z][A-Za-z-]+", title)
+    if lang not in ("zh", "ja") and len(latin) == 1 and not title.isascii() and is_role_word(
+            latin[0].lower()):
+        # "Управляет ими **Supervisor**, который решает": the one English role word names it
+        return slug(title_words(latin[0]))
     reading = read_title(title)
     if not reading.words:
         return ""

@@ -514,3 +514,13 @@ def test_an_agent_given_sub_agents_of_its_own_is_the_system() -> None:
                    "1. **Flights**: A flight finder agent searches fares.\n"
                    "2. **Hotels**: A hotel scout agent compares rooms.")
     assert roles == ["flight_finder", "hotel_scout"]
+
+
+def test_one_english_role_word_in_a_heading_of_another_language_names_the_role() -> None:
+    text = ("Система из двух агентов:\n\n1. **research_agent** — ищет данные о компании.\n\n"
+            "2. **math_agent** — проводит вычисления.\n\n"
+            "Управляет ими **Supervisor**, который решает:\n\n"
+            "* если запрос про факты → отправить к research_agent\n\n"
+            "* **Supervisor** знает, кого когда вызвать")
+    names = _roles(text)
+    assert sum("supervisor" in n for n in names) == 1, names
