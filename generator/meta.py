@@ -84,7 +84,8 @@ class RuleMetaAgent:
                                  f"(score {scores.get(top, 1.0)})", scores)
         roles = intent.named_agents
         if len(roles) >= 2:
-            return PatternChoice(*_by_roles(roles, modifiers, _reviewer(intent)), scores)
+            return PatternChoice(*_by_roles(roles, modifiers, _reviewer(intent),
+                                            _first_routes(intent, roles[0])), scores)
         return _fallback(intent, modifiers, scores)
 
 
@@ -109,12 +110,31 @@ def _leaderless(intent: IntentSpec) -> bool:
 _COORDINATES = re.compile(r"coordinat|协调|coordin|koordin|координ")
 
 
-def _by_roles(roles: tuple[str, ...], modifiers: tuple[str, ...], feedback: str = ""
-              ) -> tuple[str, tuple[str, ...], str]:
+# A duty that sends work on: routing, triage, classifying, handing off (eight languages).
+_ROUTES = re.compile(r"\b(?:rout|dispatch|triag|classif|categori|forward|assign|hand\w* off|"
+                     r"escalat|enrut|deriv|encamin|clasific|redirig|weiterleit|zuweis|klassifi|"
+                     r"achemin|redirec|маршрут|распредел|направля|классифи)\w*"
+                     r"|\bsends? (?:it |them |each \w+ )?to\b|路由|分发|分配|分类|转给|振り分|"
+                     r"ルーティング", re.IGNORECASE)
+
+
+def _first_routes(intent: IntentSpec, name: str) -> bool:
+    """Whether the first named role's duty routes (or it states none).
+
+    "**Intake Agent** - retrieves patient records, structures demographics ..." is a pipeline's
+    first stage, whatever its title suggests.
+    """
+    roles = intent.analysis.roles if intent.analysis else ()
+    duty = next((r.duty for r in roles if r.name == name), "")
+    return not duty or bool(_ROUTES.search(duty))
+
+
+def _by_roles(roles: tuple[str, ...], modifiers: tuple[str, ...], feedback: str = "",
+              routes: bool = True) -> tuple[str, tuple[str, ...], str]:
     kinds = [archetype_of(r) for r in roles]
     if "coordinator" in kinds[:1] or (kinds.count("coordinator") == 1 and len(roles) >= 3):
         return "orchestrator_workers", modifiers, "a named coordinator role leads the team"
-    if kinds[0] == "router":
+    if kinds[0] == "router" and routes:
         return "routing", modifiers, "the first named role triages the requests"
     if "evaluator_optimizer" in modifiers and "reviewer" in kinds:
         return "evaluator_optimizer", modifiers, "a named reviewer loops with the producers"

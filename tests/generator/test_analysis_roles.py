@@ -524,3 +524,15 @@ def test_one_english_role_word_in_a_heading_of_another_language_names_the_role()
             "* **Supervisor** знает, кого когда вызвать")
     names = _roles(text)
     assert sum("supervisor" in n for n in names) == 1, names
+
+
+def test_a_router_by_title_whose_duty_sends_nothing_on_is_a_first_stage() -> None:
+    chain = compile_request("Three agents:\n- **Intake Agent** - collects the applicant's "
+                            "documents and summarises them.\n- **Checker Agent** - checks the "
+                            "summary against the rules.\n- **Letter Agent** - writes the "
+                            "decision letter.").spec
+    assert chain.pattern == "prompt_chaining" and chain.entry == "intake"
+    routed = compile_request("Three agents:\n- **Intake Agent** - routes each ticket to billing "
+                             "or to tech support.\n- **Billing Agent** - answers invoice "
+                             "questions.\n- **Tech Agent** - fixes login problems.").spec
+    assert routed.pattern == "routing"
