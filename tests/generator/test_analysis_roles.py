@@ -3,6 +3,8 @@ list items among other roles, acronyms and persona names, and prose that names n
 
 from __future__ import annotations
 
+import pytest
+
 from a4a.generator.analysis import analyse
 from a4a.generator.pipeline import compile_request
 
@@ -496,18 +498,6 @@ def test_a_heading_that_counts_the_agents_makes_each_item_under_it_one() -> None
     assert "data_triage" not in _roles(text.replace("(3)", "(4)"))
 
 
-def test_the_role_whose_duty_coordinates_leads_over_a_lead_by_title() -> None:
-    spec = compile_request("An incident team of agents:\n- Comms Lead: drafts the stakeholder "
-                           "updates.\n- Incident Commander: coordinates the response and makes "
-                           "the final decisions.\n- Log Analyst: reads the logs and finds the "
-                           "cause.").spec
-    assert spec.pattern == "orchestrator_workers" and spec.entry == "incident_commander"
-    # with no duty that leads, the title still decides
-    plain = compile_request("An incident team of agents:\n- Comms Lead: drafts the updates.\n"
-                            "- Log Analyst: reads the logs.\n- Fixer: patches the service.").spec
-    assert plain.entry == "comms_lead"
-
-
 def test_an_agent_given_sub_agents_of_its_own_is_the_system() -> None:
     roles = _roles("This example shows how you might compose a richer travel research agent "
                    "using the SDK, with specialized sub-agents and a check step.\n\n"
@@ -526,13 +516,28 @@ def test_one_english_role_word_in_a_heading_of_another_language_names_the_role()
     assert sum("supervisor" in n for n in names) == 1, names
 
 
-def test_a_router_by_title_whose_duty_sends_nothing_on_is_a_first_stage() -> None:
-    chain = compile_request("Three agents:\n- **Intake Agent** - collects the applicant's "
-                            "documents and summarises them.\n- **Checker Agent** - checks the "
-                            "summary against the rules.\n- **Letter Agent** - writes the "
-                            "decision letter.").spec
-    assert chain.pattern == "prompt_chaining" and chain.entry == "intake"
-    routed = compile_request("Three agents:\n- **Intake Agent** - routes each ticket to billing "
-                             "or to tech support.\n- **Billing Agent** - answers invoice "
-                             "questions.\n- **Tech Agent** - fixes login problems.").spec
-    assert routed.pattern == "routing"
+# Who leads a team, and so its shape, comes from the named roles' duties before their titles.
+_DUTY_BEFORE_TITLE = [
+    # the role whose duty coordinates leads over a lead by title only
+    ("An incident team of agents:\n- Comms Lead: drafts the stakeholder updates.\n- Incident "
+     "Commander: coordinates the response and makes the final decisions.\n- Log Analyst: reads "
+     "the logs and finds the cause.", "orchestrator_workers", "incident_commander"),
+    # with no duty that leads, the title still decides
+    ("An incident team of agents:\n- Comms Lead: drafts the updates.\n- Log Analyst: reads the "
+     "logs.\n- Fixer: patches the service.", "orchestrator_workers", "comms_lead"),
+    # a router by title whose duty sends nothing on is a pipeline's first stage
+    ("Three agents:\n- **Intake Agent** - collects the applicant's documents and summarises "
+     "them.\n- **Checker Agent** - checks the summary against the rules.\n- **Letter Agent** - "
+     "writes the decision letter.", "prompt_chaining", "intake"),
+    # ... and one whose duty routes still routes
+    ("Three agents:\n- **Intake Agent** - routes each ticket to billing or to tech support.\n"
+     "- **Billing Agent** - answers invoice questions.\n- **Tech Agent** - fixes login "
+     "problems.", "routing", "intake"),
+]
+
+
+@pytest.mark.parametrize("text, pattern, entry", _DUTY_BEFORE_TITLE)
+def test_the_duty_of_a_named_role_decides_before_its_title(text: str, pattern: str,
+                                                           entry: str) -> None:
+    spec = compile_request(text).spec
+    assert (spec.pattern, spec.entry) == (pattern, entry)
