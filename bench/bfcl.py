@@ -19,9 +19,16 @@ does not depend on the model, so one C carries across checkpoints; fit it on a4a
 held-out rows with `bench/decision_margin.py --lexical-only` (its `lexical_cut`), never on
 BFCL. Each item records its `name_overlap`.
 
+With `--grounded-args` a decoded call whose argument values the question does not state
+(a4a.training.calibrate.ungrounded: numbers as numbers, strings by their words; enum
+parameters, booleans and nulls pass) is dropped and the reply counts as a text answer, recorded
+as "(no call: a decoded call's arguments are not stated in the request)" with the call kept in
+`dropped`. The rule is fixed, not fitted: `bench/decision_margin.py --lexical-only` reports the
+share of a4a's held-out gold calls it would keep.
+
 Usage: python bench/bfcl.py [--model DIR] [--limit N] [--categories simple_python,...]
        [--mode hermes] [--max-new-tokens 256] [--call-threshold P] [--relevance-cut C]
-       [--json]
+       [--grounded-args] [--json]
 `--model` is a Hugging Face model directory (default: the embedded SmolLM2-135M-Instruct that
 `a4a models pull` caches; or a merged fine-tuned checkpoint). `--limit` takes the first N
 items of each category. Run it niced on a shared machine: one torch thread.
@@ -37,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 BELOW = "(no call: P(call) below the threshold)"
+UNGROUNDED = "(no call: a decoded call's arguments are not stated in the request)"
 NO_MATCH = "(no call: no offered tool's name matches the request)"
 
 
@@ -54,9 +62,19 @@ def _reply(llm: Any, probe: Any, msgs: Any, mode: str,
     return llm.generate(LLMRequest(msgs, tool_mode=mode), opening).message.content, p
 
 
+def _ungrounded(item: Any, calls: list[dict[str, Any]]) -> list[str]:
+    """The `function.argument` names of `calls` whose values the item's question does not state."""
+    from a4a.training import calibrate
+
+    question = " ".join(str(q.get("content", "")) for q in item.question if q.get("role") == "user")
+    params = {f["name"]: f.get("parameters") for f in item.functions}
+    return [f"{name}.{arg}" for call in calls for name, args in call.items()
+            for arg in calibrate.ungrounded(question, args, params.get(name))]
+
+
 def run(model: Path | None, categories: list[str], limit: int | None, mode: str,
         max_new_tokens: int, call_threshold: float | None = None,
-        relevance_cut: float | None = None) -> dict[str, Any]:
+        relevance_cut: float | None = None, grounded_args: bool = False) -> dict[str, Any]:
     """Score `model` on each category; per-item verdicts and the summary.
 
     Below `relevance_cut` (name overlap of the question with the offered tools) an item is
@@ -79,15 +97,19 @@ def run(model: Path | None, categories: list[str], limit: int | None, mode: str,
             text, p = ((NO_MATCH, None) if relevance_cut is not None and overlap < relevance_cut
                        else _reply(llm, probe, msgs, mode, call_threshold))
             calls = bfcl.calls(text, mode, item)
+            dropped = _ungrounded(item, calls) if grounded_args else []
+            if dropped:
+                text, calls = UNGROUNDED, []
             ok = bfcl.correct(item, calls, check)
             verdicts[category].append(ok)
             items.append({"id": item.id, "correct": ok, "calls": calls, "p_call": p,
-                          "name_overlap": overlap, "reply": text[:200]})
+                          "name_overlap": overlap, "dropped": dropped, "reply": text[:200]})
             print(json.dumps({"id": item.id, "correct": ok, "p_call": p,
                               "name_overlap": overlap, "reply": text[:200]}),
                   file=sys.stderr, flush=True)
     return {"model": str(llm.model_dir), "mode": mode, "limit": limit,
             "call_threshold": call_threshold, "relevance_cut": relevance_cut,
+            "grounded_args": grounded_args,
             "seconds": round(time.perf_counter() - start, 1),
             "categories": bfcl.summary(verdicts), "items": items}
 
@@ -108,13 +130,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="answer without the model where the question's name overlap with "
                          "every offered tool is below this (fit it with "
                          "bench/decision_margin.py --lexical-only)")
+    ap.add_argument("--grounded-args", action="store_true",
+                    help="drop a decoded call whose argument values the question does not state")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     if args.call_threshold is not None and args.mode != "hermes":
         ap.error("--call-threshold reads the hermes call opening: use --mode hermes")
     try:
         result = run(args.model, [c for c in args.categories.split(",") if c], args.limit,
-                     args.mode, args.max_new_tokens, args.call_threshold, args.relevance_cut)
+                     args.mode, args.max_new_tokens, args.call_threshold, args.relevance_cut,
+                     args.grounded_args)
     except A4AError as exc:
         print(json.dumps(exc.to_dict()) if args.json else f"error: {exc}", file=sys.stderr)
         return 2

@@ -89,6 +89,28 @@ def bfcl_pairs(limit: int) -> Pairs:
     return pairs
 
 
+def grounded_share(rows_file: Path, cases: int) -> dict[str, float | None]:
+    """Per call kind, the share of a4a's held-out gold first calls that `calibrate.ungrounded`
+    finds fully stated by the request: what `bench/bfcl.py --grounded-args` keeps of calls
+    that should be made."""
+    from a4a.runtime.llm import textmodes
+    from a4a.training.calibrate import tools_in_prompt, ungrounded
+
+    out: dict[str, float | None] = {}
+    for kind in CALLS:
+        kept = []
+        for r in held_rows(rows_file, cases)[kind]:
+            msgs = r["messages"]
+            i = next(k for k, m in enumerate(msgs) if m["role"] == "assistant")
+            said = " ".join(m["content"] for m in msgs[1:i] if m["role"] == "user")
+            params = {t["name"]: t.get("parameters") for t in tools_in_prompt(msgs[0]["content"])}
+            calls = textmodes.parse(msgs[i]["content"], "hermes").calls
+            kept.append(all(not ungrounded(said, dict(c.arguments), params.get(c.name))
+                            for c in calls))
+        out[kind] = sum(kept) / len(kept) if kept else None
+    return out
+
+
 def lexical(rows_file: Path, cases: int, limit: int,
             bfcl: Pairs | None = None) -> dict[str, Any]:
     """The name-overlap gate's figures; `bfcl` (category -> pairs) defaults to BFCL's items.
@@ -109,7 +131,7 @@ def lexical(rows_file: Path, cases: int, limit: int,
     return {"auc_lexical_a4a": calibrate.auc(calls, none),
             "auc_lexical_bfcl": calibrate.auc(fits, scores.get("bfcl irrelevance", [])),
             "lexical_cut": cut, "lexical_groups": calibrate.summary(scores, cut),
-            "name_overlap": scores}
+            "name_overlap": scores, "grounded_gold": grounded_share(rows_file, cases)}
 
 
 def measure(model: Path | None, rows_file: Path, cases: int, limit: int,
@@ -168,6 +190,10 @@ def lexical_lines(out: dict[str, Any]) -> list[str]:
                  f"{_auc(out['auc_lexical_a4a'])}, BFCL {_auc(out['auc_lexical_bfcl'])}")
     lines.append(f"lexical cut fitted on a4a held-out rows (balanced accuracy): "
                  f"{out['lexical_cut']:.4g}")
+    kept = ", ".join(f"{k} {'-' if v is None else f'{v:.2f}'}"
+                     for k, v in out["grounded_gold"].items())
+    lines.append(f"a4a held-out gold calls whose arguments the request states "
+                 f"(kept by --grounded-args): {kept}")
     return lines
 
 

@@ -191,3 +191,73 @@ def tools_in_prompt(system: str) -> list[dict[str, Any]]:
                          "system prompt (messages[0]) of a tool-calling row")
     block = system[start + len("<tools>\n"):end]
     return [_function_of(line) for line in block.splitlines() if line.strip()]
+
+
+_NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
+_WORD_NUMBERS = {w: float(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+
+
+def _numbers(text: str) -> set[float]:
+    """The numbers a text states: digits (with thousands commas) and the words zero..twelve."""
+    found = {float(n.replace(",", "")) for n in _NUMBER.findall(text)}
+    words = set(_NON_ALNUM.split(text.lower()))
+    return found | {v for w, v in _WORD_NUMBERS.items() if w in words}
+
+
+def _flat(text: str) -> str:
+    return " " + _NON_ALNUM.sub(" ", text.lower()).strip() + " "
+
+
+def _mentioned(stem: str, said: set[str]) -> bool:
+    """Whether a word stem is among the request's, up to a plural or longer form: farm, farms."""
+    return any(s.startswith(stem) or stem.startswith(s) for s in said if len(s) > _MIN_LETTERS)
+
+
+def _string_stated(value: str, request: str) -> bool:
+    """A run of the request's words, or words whose stems it mentions and numbers it states."""
+    flat = _flat(value)
+    if not flat.strip() or flat in _flat(request):
+        return True
+    stems, said = _stems(value), _stems(request)
+    return bool(stems) and all(_mentioned(w, said) for w in stems) and all(
+        float(n.replace(",", "")) in _numbers(request) for n in _NUMBER.findall(value))
+
+
+def _stated(value: Any, request: str) -> bool:
+    """Whether the request states `value`.
+
+    A number among its numbers (or its percent), a string as a run of its words or as words
+    whose stems it mentions, each item of a list and each value of a mapping; flags and nulls
+    state nothing and always pass.
+    """
+    if value is None or isinstance(value, bool):
+        return True
+    if isinstance(value, int | float):
+        numbers = _numbers(request)
+        return float(value) in numbers or round(float(value) * 100, 6) in numbers
+    if isinstance(value, str):
+        return _string_stated(value, request)
+    if isinstance(value, Mapping):
+        return all(_stated(v, request) for v in value.values())
+    if isinstance(value, list | tuple):
+        return all(_stated(v, request) for v in value)
+    return False
+
+
+def ungrounded(request: str, arguments: Mapping[str, Any],
+               parameters: Mapping[str, Any] | None = None) -> list[str]:
+    """The arguments of a call whose values the request does not state, in order.
+
+    The second model-free gate beside `name_overlap`: a tool that fits is called with what the
+    request says (an id, a date, a number, a name); a call on a tool that does not fit fills
+    its parameters with values the request never gave. Numbers compare as numbers (a percent
+    also as its fraction), strings by their words (as a run of them or as words whose stems the
+    request mentions); booleans and nulls pass, and so does a parameter whose schema (the
+    function's `parameters`, when given) lists its values as an `enum`: picking one of the
+    offered values states nothing.
+    """
+    props = (parameters or {}).get("properties", {})
+    return [name for name, value in arguments.items()
+            if "enum" not in props.get(name, {}) and not _stated(value, request)]

@@ -74,6 +74,31 @@ def test_name_overlap_splits_dotted_and_camel_names_and_stems() -> None:
         calibrate.name_overlap(TRIANGLE, [{"description": "no name"}])
 
 
+STATUS = {"properties": {"status": {"type": "string", "enum": ["new", "published"]}}}
+
+
+@pytest.mark.parametrize(("request_text", "arguments", "parameters", "expected"), [
+    ("Find the area of a triangle with base 10 and height five", {"base": 10, "height": 5},
+     None, []),
+    ("Find the area of a triangle with base 10", {"base": 12, "height": 10}, None, ["base"]),
+    ("Book Chez Panisse for 2026-05-20", {"place": "Chez Panisse", "date": "2026-05-20"},
+     None, []),
+    ("Book Chez Panisse for 2026-05-20", {"city": "Berlin"}, None, ["city"]),
+    ("How many farms do we monitor?", {"kind": "farm"}, None, []),  # a plural states it
+    ("count the live articles", {"status": "published"}, None, ["status"]),
+    ("count the live articles", {"status": "published"}, STATUS, []),  # an offered value
+    ("a loan at a 5% rate", {"rate": 0.05, "compound": True, "note": None}, None, []),
+    ("Read ORD-1 and ORD-2", {"ids": ["ORD-1", "ORD-2"]}, None, []),
+    ("Read ORD-1", {"ids": ["ORD-1", "ORD-2"], "filter": {"owner": "Maya"}}, None,
+     ["ids", "filter"]),
+    ("Convert 5 USD to EUR", {"amount": "50 USD"}, None, ["amount"]),  # the words, not the number
+])
+def test_ungrounded_names_the_arguments_the_request_does_not_state(
+        request_text: str, arguments: dict[str, Any], parameters: dict[str, Any] | None,
+        expected: list[str]) -> None:
+    assert calibrate.ungrounded(request_text, arguments, parameters) == expected
+
+
 def test_tools_in_prompt_reads_the_last_tools_block() -> None:
     fn = {"name": "get_weather", "parameters": {"type": "object", "properties": {}}}
     system = ("You are a helpful assistant.\n\n# Tools\n\nYou are provided with function "
@@ -204,7 +229,26 @@ def test_bfcl_bench_below_the_relevance_cut_never_touches_the_model(tmp_path: Pa
     assert out["categories"]["simple_python"]["accuracy"] == 0.0
 
 
-def _row(kind: str, request: str, tool: str) -> dict[str, Any]:
+def test_bfcl_bench_grounded_args_drops_a_call_the_question_does_not_state(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _bench()
+    replies = iter([
+        '<tool_call>\n{"name": "calculate_triangle_area", "arguments": '
+        '{"base": 10, "height": 5, "unit": "units"}}\n</tool_call>',
+        '<tool_call>\n{"name": "determine_body_mass_index", "arguments": '
+        '{"weight": 70, "height": 5}}\n</tool_call>'])
+    monkeypatch.setattr(bench, "_reply", lambda *a: (next(replies), None))
+    out = bench.run(tmp_path / "no-model", ["simple_python", "irrelevance"], 1, "hermes", 4,
+                    grounded_args=True)
+    simple, irrelevance = out["items"]
+    assert out["grounded_args"] is True
+    assert simple["dropped"] == [] and simple["correct"]  # 10, 5 and "units" are all stated
+    assert irrelevance["dropped"] == ["determine_body_mass_index.weight"]  # 70 is not
+    assert irrelevance["reply"] == bench.UNGROUNDED and irrelevance["calls"] == []
+    assert irrelevance["correct"]
+
+
+def _row(kind: str, request: str, tool: str, reply: str = "ok") -> dict[str, Any]:
     from a4a.runtime.engine.textcalls import system_with_tools
     from a4a.runtime.llm.base import ToolSchema
 
@@ -213,14 +257,18 @@ def _row(kind: str, request: str, tool: str) -> dict[str, Any]:
     return {"meta": {"kind": kind},
             "messages": [{"role": "system", "content": system},
                          {"role": "user", "content": request},
-                         {"role": "assistant", "content": "ok"}]}
+                         {"role": "assistant", "content": reply}]}
 
 
 @pytest.fixture()
 def rows_file(tmp_path: Path) -> Path:
     """Held-out rows whose name overlaps are known: call 0.5, stated 1, irrelevant 0, near 0.5."""
-    held = [_row("call", "Convert 5 USD to EUR", "convert_currency"),
-            _row("stated", "Get the weather in Paris", "get_weather"),
+    held = [_row("call", "Convert 5 USD to EUR", "convert_currency",
+                 '<tool_call>\n{"name": "convert_currency", "arguments": {"amount": 5, '
+                 '"to": "EUR"}}\n</tool_call>'),
+            _row("stated", "Get the weather in Paris", "get_weather",  # a city it never said
+                 '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Lyon"}}'
+                 '\n</tool_call>'),
             _row("irrelevant", "Tell me a joke", "get_weather"),
             _row("near_miss", "Convert 3 km to miles", "convert_currency"),
             _row("task", "Get the weather in Oslo", "get_weather")]  # not a decision kind
@@ -248,6 +296,8 @@ def test_decision_margin_fits_the_lexical_cut_on_a4a_rows_alone(rows_file: Path)
     text = "\n".join(margin.lexical_lines(out))
     assert "lexical cut fitted on a4a held-out rows (balanced accuracy): 0.5" in text
     assert "BFCL 1.000" in text
+    assert out["grounded_gold"] == {"call": 1.0, "stated": 0.0}
+    assert "(kept by --grounded-args): call 1.00, stated 0.00" in text
 
 
 def test_decision_margin_lexical_only_reads_bfcl_without_a_model(
