@@ -152,11 +152,14 @@ def _leads(roles: list[Role]) -> list[Role]:
 def _native(roles: list[Role], lang: str) -> list[Role]:
     """English-rule roles of a request in another language, less prose.
 
-    Its function words show a title to be prose ("un custom agent", "was empfiehlt der agent").
+    Its function words show a title to be prose ("un custom agent", "was empfiehlt der agent"),
+    and so do the analysis table's `not_titles` ("welcher agent", "quel agent").
     """
     if lang == "en":
         return roles
-    stop = {fold(normalize(w)) for w in table(lang, "language").get("stopwords", ())}
+    tab = table(lang, "analysis")
+    stop = {fold(normalize(w)) for w in (*table(lang, "language").get("stopwords", ()),
+                                         *tab.get("not_titles", ()))}
     return [r for r in roles if not stop & set(r.title.split())]
 
 

@@ -541,3 +541,12 @@ def test_the_duty_of_a_named_role_decides_before_its_title(text: str, pattern: s
                                                            entry: str) -> None:
     spec = compile_request(text).spec
     assert (spec.pattern, spec.entry) == (pattern, entry)
+
+
+@pytest.mark.parametrize(("text", "roles"), [
+    ("Der Orchestrator entscheidet, welcher Agent wann arbeitet, und bricht bei Blockern ab.",
+     ["orchestrator"]),
+    ("Le coordinateur choisit quel agent répond et quand.", ["coordinator"]),
+])
+def test_which_agent_in_another_language_names_no_role(text: str, roles: list[str]) -> None:
+    assert _roles(text) == roles
