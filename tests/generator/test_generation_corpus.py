@@ -26,7 +26,7 @@ FIELDS = {"id", "lang", "length", "request", "source", "note", "families", "role
 # Collection batches and the salt of each one's split rule; a case without `batch` is batch 1.
 SPLIT_SALTS = {1: "a4a-generation-split-v1:", 2: "a4a-generation-split-v2:",
                3: "a4a-generation-split-v3:", 4: "a4a-generation-split-v4:",
-               5: "a4a-generation-split-v5:"}
+               5: "a4a-generation-split-v5:", 6: "a4a-generation-split-v6:"}
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +126,7 @@ def test_heldout_is_a_fixed_disjoint_third(splits: dict[str, list[dict[str, Any]
 def test_bench_scores_one_batch(gq: ModuleType,
                                 splits: dict[str, list[dict[str, Any]]]) -> None:
     for split, cases in splits.items():
-        later = {b: [c["id"] for c in cases if c.get("batch") == b] for b in (2, 3, 4, 5)}
+        later = {b: [c["id"] for c in cases if c.get("batch") == b] for b in (2, 3, 4, 5, 6)}
         for b, ids in later.items():
             assert ids and [c["id"] for c in gq.load_cases(split, str(b))] == ids
         assert len(gq.load_cases(split, "1")) + sum(map(len, later.values())) == len(cases)
@@ -209,8 +209,8 @@ def test_bench_runs_and_never_prints_heldout_cases(gq: ModuleType,
 
 # Floors about one point under the measured figures of the whole corpus, all batches
 # (percent; hits are counts): a change that loses ground fails.
-FLOORS = {"tuning": {"family": 93.5, "roles": 92.0, "tools": 84.0, "count": 92.0},
-          "heldout": {"family": 75.5, "roles": 74.0, "tools": 72.0, "count": 68.0}}
+FLOORS = {"tuning": {"family": 93.0, "roles": 90.0, "tools": 83.0, "count": 92.0},
+          "heldout": {"family": 74.0, "roles": 74.0, "tools": 72.0, "count": 68.0}}
 MAX_HITS = {"tuning": 0, "heldout": 3}
 # The issue's target is 10 points; batches 3, 4 and 5 (new text, a few cases per other
 # language) opened the gap again. The bound keeps it from growing while the tuning on them
