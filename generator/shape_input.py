@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import cache
 
 from a4a.generator.intent import IntentSpec
 from a4a.generator.plan import AgentPlan, Area, archetype_of
 from a4a.generator.rolewords import is_role_word
+from a4a.generator.text import LANGUAGES, fold, normalize, table
 from a4a.runtime.ir.spec import EdgeSpec, PatternNode
 
 MAX_AGENTS = 34
@@ -187,7 +189,37 @@ def says_single(intent: IntentSpec) -> bool:
     """Whether the request asks in so many words for one agent.
 
     "A single Pydantic AI agent", "a single-agent system" do; "one agent" or "an agent" in
-    passing does not.
+    passing does not. So does a system prompt written to one agent ("You are a customer
+    service agent ...") that mentions no agent after its first sentence: its lists are that
+    agent's tools and steps.
     """
     cues = intent.analysis.cues if intent.analysis else ()
-    return any(c.pattern == "single_agent" and _SINGLE.match(c.phrase) for c in cues)
+    return any(c.pattern == "single_agent" and _SINGLE.match(c.phrase) for c in cues) or (
+        addressed_alone(intent.text, intent.analysis.lang if intent.analysis else "en"))
+
+
+# Any agent word, in any of the eight languages ("Hauptagent", "agentes", "智能体").
+_ANY_AGENT = re.compile(r"agent|агент|\bbots?\b|智能体|代理|エージェント|ボット")
+_FIRST_SENTENCE = re.compile(r"[^.!?。！？\n]*[.!?。！？\n]?")
+
+
+@cache
+def _openers(lang: str) -> re.Pattern[str] | None:
+    """How a system prompt opens when it speaks to one agent (the `addressed` table)."""
+    terms = [fold(normalize(t)) for t in (*table("en", "analysis").get("addressed", ()),
+                                          *table(lang, "analysis").get("addressed", ()))]
+    return re.compile(r"\W*(?:" + "|".join(map(re.escape, terms)) + r")\b") if terms else None
+
+
+def addressed_alone(text: str, lang: str = "en") -> bool:
+    """Whether `text` speaks to one agent and names no other.
+
+    It opens by telling one agent what it is ("You are a ...", "Du bist ein ...") and names no
+    agent after that first sentence.
+    """
+    folded = fold(normalize(text, keep_lines=True))
+    opener = _openers(lang if lang in LANGUAGES else "en")
+    if opener is None or not opener.match(folded):
+        return False
+    first = _FIRST_SENTENCE.match(folded)
+    return not _ANY_AGENT.search(folded[first.end() if first else 0:])

@@ -26,6 +26,7 @@ from a4a.generator.shape_input import (
     _lone_lead,
     _node,
     _specialists,
+    addressed_alone,
     counted_role,
     says_single,
 )
@@ -39,6 +40,9 @@ def single_agent(x: ShapeInput) -> Topology:
     roles = x.intent.analysis.roles if x.intent.analysis else ()
     headed = [r for r in roles if r.source == "header"]
     one = roles[0] if len(roles) == 1 else headed[0] if len(headed) == 1 else None
+    if roles and addressed_alone(x.intent.text, x.intent.analysis.lang if x.intent.analysis
+                                 else "en"):  # "You are a customer service agent": that one
+        one = min(roles, key=lambda r: r.position)
     if one is not None and one.name:  # its name; its work is still the whole request
         a = replace(a, name=one.name)
     return Topology(a.name, [a], [], _node("single_agent", [a]))

@@ -220,3 +220,26 @@ def test_a_team_for_a_pack_the_request_names_only_by_its_topic_covers_its_centra
     spec = _spec("Plan a whole holiday by coordinating specialized agents for travel.")
     tools = {t for a in spec.agents for t in a.tools}
     assert any("flight" in t for t in tools) or any("hotel" in t for t in tools), tools
+
+
+def test_a_system_prompt_to_one_agent_builds_that_agent_alone() -> None:
+    # "You are a ... agent", then its skills and its steps as lists: one agent, named by the
+    # first sentence, holding the listed systems' tools; in German the same.
+    en = _spec("You are a friendly front-desk agent for a dental clinic. Your name is "
+               "\"Clinic Helper\".\n\n## Skills\n\n1. **Calendar:** check free slots and book "
+               "appointments.\n2. **Tickets:** open a ticket for every complaint.\n\n"
+               "## Steps\n\n1. Greet the patient.\n2. Book or move the appointment.\n"
+               "3. Summarize what was done.")
+    de = _spec("Du bist ein freundlicher Empfangs-Agent für eine Zahnarztpraxis.\n\n"
+               "## Fähigkeiten\n\n1. **Kalender:** freie Termine prüfen und Termine buchen.\n"
+               "2. **Tickets:** für jede Beschwerde ein Ticket anlegen.")
+    for spec in (en, de):
+        assert spec.pattern == "single_agent" and len(spec.agents) == 1
+        assert "schedule_event" in spec.agents[0].tool_names()
+    assert en.agents[0].name == "frontdesk"
+
+
+def test_a_system_prompt_that_names_other_agents_keeps_them() -> None:
+    spec = _spec("You are a careful coordinator. Send each question to the research agent, "
+                 "then give its notes to the writer agent, who drafts the answer.")
+    assert len(spec.agents) >= 2
