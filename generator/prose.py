@@ -129,6 +129,8 @@ def agent_noun_roles(norm: str) -> list[Role]:
         rest = norm[m.end():].split("\n", 1)[0]  # a duty ends with its line
         if _HAS_SUBAGENTS.match(rest):
             continue  # "a research agent ... with specialized sub-agents" is the whole system
+        if IS_ANOTHER.search(f"{norm[max(0, m.start() - 60):m.start()]} {' '.join(raw[:cut])}"):
+            continue  # "the YouTube Agent is a multimodal agent": what that agent is
         duty = first_clause(rest).strip(" ,:")
         if not words or any(is_filler(w) for w in words) or (
                 words[-1] in _NO_SPECIALTY and not _LEADS_OTHERS.search(duty)):
@@ -139,6 +141,9 @@ def agent_noun_roles(norm: str) -> list[Role]:
     return out
 
 
+# An agent said to be another: "The YouTube Agent is a multimodal autonomous agent".
+IS_ANOTHER = re.compile(r"\b(?:agent|assistant|bot)s?\s+(?:is|was|acts as|serves as|works as)"
+                        r"(?:\s+(?:a|an|the|one))?\s*$")
 # The rest of a sentence that gives the agent agents of its own.
 _HAS_SUBAGENTS = re.compile(r"[^.;\n]{0,80}\b(?:with|using|made of|composed of|that has|"
                             r"which has)\b[^.;\n]{0,40}\bsub-?agents\b")

@@ -550,3 +550,8 @@ def test_the_duty_of_a_named_role_decides_before_its_title(text: str, pattern: s
 ])
 def test_which_agent_in_another_language_names_no_role(text: str, roles: list[str]) -> None:
     assert _roles(text) == roles
+
+
+def test_an_agent_said_to_be_another_kind_of_agent_is_one_role() -> None:
+    assert _roles("The Docs Agent answers questions about the manual.\n\nThe Docs Agent is a "
+                  "retrieval agent designed to search the manual and quote it.") == ["docs"]
