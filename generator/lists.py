@@ -8,6 +8,7 @@ follow the open role rule; titles in other languages are read by generator/namin
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import cache
 
 from a4a.generator.naming import read_title
@@ -61,6 +62,23 @@ def header_roles(lines: list[str], offset: list[int], lang: str) -> list[Role]:
                 for k, m in enumerate(members)]
         if not members:
             out.append(Role(name, title, _first_sentence(duty), "header", offset[i]))
+    return _distinct_titles(out)
+
+
+def _distinct_titles(roles: list[Role]) -> list[Role]:
+    """Items whose titles differ by a rank keep it: "Researcher", "Senior researcher" are two.
+
+    Names drop leading adjectives ("senior", "lead"), so two items of one list can meet in one
+    name; the later one is then named with all its words.
+    """
+    seen: dict[str, str] = {}
+    out = []
+    for r in roles:
+        if r.name in seen and seen[r.name] != r.title.lower():
+            full = slug(re.findall(r"[a-z][a-z0-9-]*", PLACEHOLDER.sub(" ", r.title.lower())))
+            r = replace(r, name=full) if full and full not in seen else r
+        seen.setdefault(r.name, r.title.lower())
+        out.append(r)
     return out
 
 

@@ -555,3 +555,9 @@ def test_which_agent_in_another_language_names_no_role(text: str, roles: list[st
 def test_an_agent_said_to_be_another_kind_of_agent_is_one_role() -> None:
     assert _roles("The Docs Agent answers questions about the manual.\n\nThe Docs Agent is a "
                   "retrieval agent designed to search the manual and quote it.") == ["docs"]
+
+
+def test_list_items_that_differ_by_a_rank_are_two_roles() -> None:
+    assert _roles("A crew writes the weekly digest.\n\nAgents:\n1. Analyst\n2. Lead analyst\n"
+                  "3. Writer\n4. Senior writer\n") == [
+        "analyst", "lead_analyst", "writer", "senior_writer"]
