@@ -11,7 +11,7 @@ import re
 from dataclasses import replace
 from functools import cache
 
-from a4a.generator.naming import read_title
+from a4a.generator.naming import AMPERSAND, read_title
 from a4a.generator.rolewords import (
     BARE,
     PLACEHOLDER,
@@ -421,7 +421,7 @@ def _title_name(title: str, lang: str) -> str:
     """The ASCII name of a title that names a role, "" when it names none."""
     if len(title) > 60 or len(title.split()) > 6 or _CJK_SENTENCE.search(title):
         return ""
-    words = re.findall(r"[a-z][a-z0-9-]*", title.lower())
+    words = re.findall(r"[a-z][a-z0-9-]*", AMPERSAND.sub(r"\1n\2", title.lower()))
     # "IT Setup Coordinator": a title opening with "it" and no other function word.
     acronym = len(words) >= 3 and words[0] == "it"
     english = (title.isascii() and 1 <= len(words) <= 5

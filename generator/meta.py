@@ -16,6 +16,7 @@ from a4a.generator.analysis import asks_for_writing
 from a4a.generator.intent import IntentSpec
 from a4a.generator.plan import archetype_of, sends_back
 from a4a.generator.shape_input import LEADS, counted_role, says_single
+from a4a.generator.text import fold, normalize
 from a4a.runtime import knowledge
 
 # Patterns that wrap another one rather than shape the whole team.
@@ -57,6 +58,8 @@ class RuleMetaAgent:
         cues = set(intent.cues)
         if _leaderless(intent):  # "it coordinates the agents": they work together
             cues.discard("orchestrator_workers")
+        if _departments_are_agents(intent):  # "各部门 Agent": each department is one agent
+            cues.discard("hierarchical_teams")
         modifiers = tuple(m for m in MODIFIERS if m in cues)
         structural = sorted((c for c in cues if c not in MODIFIERS and c != "single_agent"),
                             key=lambda c: (-scores.get(c, 1.0), pats[c]["priority"], c))
@@ -108,6 +111,21 @@ def _leaderless(intent: IntentSpec) -> bool:
 
 
 _COORDINATES = re.compile(r"coordinat|协调|coordin|koordin|координ")
+_AGENT_AFTER = r"\s*(?:agents?|智能体|エージェント|агент\w*|agentes?)\b"
+
+
+def _departments_are_agents(intent: IntentSpec) -> bool:
+    """Whether every team cue names agents ("各部门 Agent", "department agents"), no teams.
+
+    A department that is one agent is a specialist of a flat team; hierarchy needs teams.
+    """
+    analysis = intent.analysis
+    if analysis is None or len(intent.named_agents) < 2:
+        return False
+    phrases = [c.phrase for c in analysis.cues if c.pattern == "hierarchical_teams"]
+    text = fold(normalize(intent.text))
+    return bool(phrases) and all(
+        re.search(re.escape(fold(normalize(p))) + _AGENT_AFTER, text) for p in phrases)
 
 
 # A duty that sends work on: routing, triage, classifying, handing off (eight languages).

@@ -111,10 +111,14 @@ def transliterate(word: str) -> str:
     return "".join(_CYR.get(ch, ch) for ch in word)
 
 
+# "Q&A", "R & D": letters joined by an ampersand are one word ("qna", "rnd"; "qa" is QA).
+AMPERSAND = re.compile(r"\b([a-z])\s?&\s?([a-z])\b")
+
+
 def read_title(title: str) -> Reading:
     """The ASCII reading of a role's written title."""
     role, agent, plural, mods = "", False, False, []
-    found = _readings(fold(normalize(title)))
+    found = _readings(fold(AMPERSAND.sub(r"\1n\2", normalize(title))))  # "Q&A Agent": qna
     for k, (kind, value) in enumerate(found):
         if kind == AGENT:
             # Only the head of a title names one agent: "Agente Investigador",

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from a4a.generator.naming import AMPERSAND
+
 # Nouns that name an agent even without an agentive suffix.
 ROLE_WORDS = frozenset(
     "agent agents assistant bot expert specialist analyst advisor adviser editor critic judge "
@@ -82,7 +84,8 @@ def slug(words: list[str]) -> str:
 
 def title_words(title: str) -> list[str]:
     """The words of a title that name the role: leading adjectives and a final "agent" off."""
-    words = re.findall(r"[a-z][a-z0-9-]*", PLACEHOLDER.sub(" ", title.lower()))
+    title = AMPERSAND.sub(r"\1n\2", PLACEHOLDER.sub(" ", title.lower()))  # "Q&A" -> qna
+    words = re.findall(r"[a-z][a-z0-9-]*", title)
     while words and words[0] in ADJECTIVES:
         words = words[1:]
     if len(words) > 1 and words[-1] in ("agent", "agents"):

@@ -243,3 +243,22 @@ def test_a_system_prompt_that_names_other_agents_keeps_them() -> None:
     spec = _spec("You are a careful coordinator. Send each question to the research agent, "
                  "then give its notes to the writer agent, who drafts the answer.")
     assert len(spec.agents) >= 2
+
+
+def test_departments_that_are_each_one_agent_are_no_hierarchy() -> None:
+    # "各部门 Agent": every department is one agent of a flat team, not a team of its own
+    zh = _spec("### 核心理念：公司部门模型\n\n- **前台 Agent** = 接待员\n- **各部门 Agent** = "
+               "专业处理部门\n\n## Return Agent (退货部门)\n处理退款\n\n"
+               "## Order Agent (订单部门)\n查询订单详情")
+    assert zh.pattern != "hierarchical_teams" and len(zh.agents) <= 4
+    teams = _spec("The company has departments: a sales team and a support team, each with "
+                  "its own agents.")
+    assert teams.pattern == "hierarchical_teams"
+
+
+def test_a_title_with_an_ampersand_is_one_word() -> None:
+    from a4a.generator.analysis import analyse
+
+    names = [r.name for r in analyse("## Q&A Agent\nAnswers the customer's questions.\n\n"
+                                     "## Order Agent\nLooks up orders.").roles]
+    assert names == ["qna", "order"]
