@@ -189,6 +189,10 @@ def _merge(groups: list[list[Role]]) -> tuple[Role, ...]:
         if role.source != "header" and any(r.source == "header" and role.title in r.title
                                            for r in seen.values()):
             continue
+        # "designer + writer → 並列で実装": roles already named, together, name no new one
+        parts = role.name.split("_")
+        if len(parts) >= 2 and all(p in seen for p in parts):
+            continue
         # Two items of one list are two roles ("support", "technical_support"); a name
         # written again elsewhere, or inside a longer one, is the same role.
         twin = next((k for k, r in seen.items() if k == role.name or (

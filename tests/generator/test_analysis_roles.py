@@ -561,3 +561,15 @@ def test_list_items_that_differ_by_a_rank_are_two_roles() -> None:
     assert _roles("A crew writes the weekly digest.\n\nAgents:\n1. Analyst\n2. Lead analyst\n"
                   "3. Writer\n4. Senior writer\n") == [
         "analyst", "lead_analyst", "writer", "senior_writer"]
+
+
+def test_a_teammate_is_an_agent_word_and_two_named_roles_together_name_no_third() -> None:
+    from a4a.generator.analysis import _merge
+    from a4a.generator.naming import read_title
+    from a4a.generator.rolewords import Role
+
+    assert read_title("teammate「designer」").name == "designer"
+    listed = [Role(n, n, "", "header", k) for k, n in enumerate(("researcher", "designer",
+                                                                  "writer"))]
+    flow = [Role("designer_writer", "designer + writer", "", "header", 10)]
+    assert [r.name for r in _merge([listed, flow])] == ["researcher", "designer", "writer"]
