@@ -210,7 +210,7 @@ def test_bench_runs_and_never_prints_heldout_cases(gq: ModuleType,
 # Floors about one point under the measured figures of the whole corpus, all batches
 # (percent; hits are counts): a change that loses ground fails.
 FLOORS = {"tuning": {"family": 93.0, "roles": 90.0, "tools": 83.0, "count": 92.0},
-          "heldout": {"family": 74.0, "roles": 74.0, "tools": 72.0, "count": 68.0}}
+          "heldout": {"family": 73.5, "roles": 74.0, "tools": 73.0, "count": 66.5}}
 MAX_HITS = {"tuning": 0, "heldout": 3}
 # The target is 10 points; batches 3, 4 and 5 (new text, a few cases per other
 # language) opened the gap again. The bound keeps it from growing while the tuning on them
