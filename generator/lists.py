@@ -334,7 +334,19 @@ def _line_role(line: str, lang: str, duty_col: int | None = None
     if not name and (gloss := _GLOSS.match(title)):  # "Trader Agent 综合": title, then a gloss
         title = gloss.group(1)
         name = _title_name(title, "en")
+    if not name and _IS_AGENT.match(duty) and 1 <= len(title.split()) <= 4:
+        # "Lead Capture: A persuasive agent designed to ...": the duty says it is an agent
+        name = (slug(re.findall(r"[a-z][a-z0-9-]*", title.lower())) if title.isascii()
+                else read_title(title).name)
     return (name, title, duty.strip(" *_")) if name else None
+
+
+# A duty that opens by saying what agent it is ("An agent focused on ...", "Un agente ...").
+# No role noun of its own: at most an adjective before the agent word ("A persuasive agent").
+_IS_AGENT = re.compile(r"\s*(?:an?|one|un|una|uno|ein|eine|einen|une|um|uma)\s+"
+                       r"(?:[a-z]+(?:ive|ous|ful|ent)\s+)?"
+                       r"(?:agent|agente|agenten|bot|assistant|asistente|assistent|assistente)\b",
+                       re.IGNORECASE)
 
 
 def _table_role(line: str, lang: str, duty_col: int | None) -> tuple[str, str, str] | None:

@@ -573,3 +573,13 @@ def test_a_teammate_is_an_agent_word_and_two_named_roles_together_name_no_third(
                                                                   "writer"))]
     flow = [Role("designer_writer", "designer + writer", "", "header", 10)]
     assert [r.name for r in _merge([listed, flow])] == ["researcher", "designer", "writer"]
+
+
+def test_a_title_whose_duty_says_it_is_an_agent_is_a_role() -> None:
+    text = ("Key parts\n\nClassifier Agent: decides whether the visitor wants help or wants "
+            "to buy.\n\nWeb Chat Bot: An agent focused on support questions.\n\n"
+            "Lead Capture: A persuasive agent designed to collect the buyer's details.")
+    assert _roles(text) == ["classifier", "web_chat_bot", "lead_capture"]
+    # a duty that names its own agent keeps that name ("A planner agent ...")
+    assert _roles("1. **Planning**: A planner agent lists the search terms.\n"
+                  "2. **Writing**: A writer agent drafts the report.") == ["planner", "writer"]
