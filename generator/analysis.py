@@ -342,6 +342,33 @@ def _series(norm: str) -> tuple[str, ...]:
     return ()
 
 
+# "le processus de collecte, de normalisation, de stockage et de réponse", "el proceso de ...":
+# the work in series after a word for process (French, Spanish, Portuguese).
+_ROMANCE_SERIES = re.compile(r"\b(?:processus|proceso|processo|flux|flujo|fluxo)\s+"
+                             r"(?:de|d'|del|da|do)\s*([^.;:!?\n]{10,200})")
+_ROMANCE_JOIN = re.compile(r",|\s(?:et|y|e|ou|o)\s")
+_ROMANCE_LEAD = re.compile(r"^(?:de la|de l'|de|d'|del|da|do|des|la|le|l'|el|o|a)\s*")
+# "集成需求分析、架构设计与项目分解的完整端到端工作流": stages joined by 、 before a workflow word.
+_CJK_SERIES = re.compile(r"((?:[\u4e00-\u9fff]{2,12}?、){1,5}[\u4e00-\u9fff]{2,8}?(?:与|和|及|、)"
+                         r"(?:(?!的|之)[\u4e00-\u9fff]){2,8})"
+                         r"(?:的|之)?[^。！？\n、]{0,10}(?:工作流|流程|管线|流水线)")
+_CJK_LEAD = re.compile(r"^.*?(?:集成|包括|包含|涵盖|实现|支持|覆盖)")
+
+
+def _foreign_series(norm: str) -> tuple[str, ...]:
+    """The stages of a process listed in series in French, Spanish, Portuguese or Chinese."""
+    if m := _CJK_SERIES.search(norm):
+        items = [i for i in re.split(r"、|与|和|及", m.group(1)) if i]
+        items[0] = _CJK_LEAD.sub("", items[0])
+        return tuple(items) if 3 <= len(items) <= 6 else ()
+    if m := _ROMANCE_SERIES.search(norm):
+        items = [_ROMANCE_LEAD.sub("", i.strip()) for i in _ROMANCE_JOIN.split(m.group(1))]
+        items = [i.split()[0] for i in items if i]
+        if 3 <= len(items) <= 6:
+            return tuple(items)
+    return ()
+
+
 def _counts(norm: str) -> tuple[dict[str, int], dict[str, int]]:
     counts: dict[str, int] = {}
     for num, noun in _COUNT.findall(norm):
@@ -582,7 +609,8 @@ def analyse(raw: str) -> RequestAnalysis:
         # pipeline stated outright, above a lone keyword (1.0)
         cues = _distinct([*cues, Cue("prompt_chaining", ", ".join(r.duty for r in tasks), 1.2)])
     return RequestAnalysis(lang, sentences[:200], roles, _steps(lines), _numbered(lines),
-                           _series(norm) if lang == "en" else (), counts, caps, cues, masked,
+                           _series(norm) if lang == "en" else _foreign_series(norm), counts,
+                           caps, cues, masked,
                            _not_understood(text, sentences, lang))
 
 

@@ -262,3 +262,14 @@ def test_a_title_with_an_ampersand_is_one_word() -> None:
     names = [r.name for r in analyse("## Q&A Agent\nAnswers the customer's questions.\n\n"
                                      "## Order Agent\nLooks up orders.").roles]
     assert names == ["qna", "order"]
+
+
+def test_a_process_listed_in_series_in_another_language_is_a_pipeline_of_its_stages() -> None:
+    for text, n in (
+            ("Un système multi-agent pour automatiser le processus de lecture, de tri, de "
+             "résumé et d'archivage des factures.", 4),
+            ("Un sistema de agentes que automatiza el proceso de recepción, clasificación y "
+             "respuesta de correos.", 3),
+            ("一个多智能体系统，包括数据采集、清洗、建模和可视化的完整分析流程。", 4)):
+        spec = _spec(text)
+        assert spec.pattern == "prompt_chaining" and len(spec.agents) == n, text
