@@ -82,6 +82,8 @@ def test_a_software_build_gets_the_sandbox_and_workspace_files(request_text: str
     ("Ассистент, который запоминает мои предпочтения.", "remember"),
     ("A RAG assistant that answers employee questions from the HR handbook.", "search_docs"),
     ("Un agente que responde con la base de conocimiento de la empresa.", "search_docs"),
+    ("An analyst agent uses file search to query the school's grading rubric.", "search_docs"),
+    ("Ein Agent beantwortet Fragen per Dokumentensuche im Vertragsarchiv.", "search_docs"),
     ("Un système multi-agents qui génère des cahiers des charges préliminaires.", "write_file"),
     ("Ein Agent, der aus den Kundengesprächen ein Lastenheft erstellt.", "write_file"),
 ])
