@@ -37,6 +37,8 @@ REQUESTS = {
         "approves or rejects each image.",
         "Three transcription agents independently transcribe the audio recording (speech to "
         "text) and vote on the best transcript.",
+        "A video summarizer agent reads the captions of each YouTube video in our library and "
+        "writes a short summary of it.",
     ],
     "weather": [
         "A weather assistant that reads the current weather conditions and the weather forecast "
@@ -173,3 +175,12 @@ def test_observability_work_gets_log_metric_and_trace_tools() -> None:
                            "checks the service metrics and reads the slow traces.").spec
     held = {n for a in spec.agents for n in a.tool_names()}
     assert {"search_logs", "list_metrics", "list_traces"} <= held, sorted(held)
+
+
+def test_the_resource_a_request_names_comes_before_the_packs_first_ones() -> None:
+    from a4a.generator.pipeline import compile_request
+
+    spec = compile_request("A video summarizer agent reads the transcript of each YouTube "
+                           "video in our library and writes a short summary of it.").spec
+    held = {n for a in spec.agents for n in a.tool_names()}
+    assert {"list_videos", "get_video"} <= held, sorted(held)
