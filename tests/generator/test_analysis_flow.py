@@ -97,6 +97,14 @@ def test_a_rejection_that_sends_the_work_back_is_a_review_loop() -> None:
         "The agent goes back to the start page and reads the menu.").scores()
 
 
+def test_work_reviewed_by_qa_is_a_review_loop() -> None:
+    text = ("Multi-agent support system that scrapes live documentation to generate "
+            "high-quality, QA-reviewed responses to customer inquiries.")
+    assert _pattern(text) == "evaluator_optimizer"
+    assert "evaluator_optimizer" not in analyse("Our QA team reviews the release notes and "
+                                                "reviewed the support macros.").scores()
+
+
 def test_a_lead_that_spawns_subagents_is_the_orchestrator() -> None:
     text = "The Lead Researcher spawns subagents in parallel to search for information."
     a = analyse(text)

@@ -86,6 +86,9 @@ def test_function_words_and_plurals_never_name_a_role() -> None:
           "### 2. Newsletter-Expert-Agent\n**Aufgabe:** Newsletter-System verwalten")
     assert _roles(de) == [("fordermittel_verifizierungs", "fördersummen verifizieren"),
                           ("newsletter_expert", "newsletter-system verwalten")]
+    es = ("#### Agente de Calificación\n**Función:** Evaluar si el lead es viable\n"
+          "**Criterios:**\n- Presupuesto aproximado\n- Autoridad de decisión (¿es el que decide?)")
+    assert [r.name for r in analyse(es).roles] == ["calificacion"]  # "autoridad" is no author
 
 
 def test_names_are_ascii_and_never_empty() -> None:
