@@ -177,7 +177,7 @@ def test_observability_work_gets_log_metric_and_trace_tools() -> None:
     assert {"search_logs", "list_metrics", "list_traces"} <= held, sorted(held)
 
 
-def test_the_resource_a_request_names_comes_before_the_packs_first_ones() -> None:
+def test_a_video_summarizer_holds_the_video_tools() -> None:
     from a4a.generator.pipeline import compile_request
 
     spec = compile_request("A video summarizer agent reads the transcript of each YouTube "
