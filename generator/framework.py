@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from itertools import zip_longest
 from typing import Protocol
@@ -30,29 +29,19 @@ def areas_for(intent: IntentSpec) -> tuple[Area, ...]:
     """One area per resource with operations: named areas first, domains interleaved."""
     packs = knowledge.domain_packs()
     wanted = {c.split(".", 1)[1] for c in intent.capabilities}
-    lang = main_language(intent.text) if intent.text else "en"
-    words = set(re.findall(r"[a-z]+", f"{intent.text} {gloss(intent.text, lang)}".lower()))
     per_domain: list[list[Area]] = []
     for pid in intent.domains:
         if pid == "generic":  # out of domain: no to-do operations dressed up as domain tools
             continue
         pack = packs[pid]
-        found = [Area(pid, res.name, tuple(op.name for op in pack.operations
-                                            if op.resource == res.name))
-                 for res in pack.resources]
-        found = [a for a in found if a.ops]
-        # What the request asks for first, then the resources it names, then the pack's order.
-        rows = [(-sum(1 for o in a.ops if o in wanted), -_names(a.resource, words), i, a)
-                for i, a in enumerate(found)]
-        per_domain.append([r[3] for r in sorted(rows, key=lambda r: r[:3])])
+        rows = []
+        for ri, res in enumerate(pack.resources):
+            ops = tuple(op.name for op in pack.operations if op.resource == res.name)
+            if ops:
+                rows.append((-sum(1 for o in ops if o in wanted), ri, Area(pid, res.name, ops)))
+        per_domain.append([r[2] for r in sorted(rows, key=lambda r: (r[0], r[1]))])
     # Round-robin across domains so a team of a few covers every domain the request names.
     return tuple(a for rank in zip_longest(*per_domain) for a in rank if a is not None)
-
-
-def _names(resource: str, words: set[str]) -> bool:
-    """Whether the request names a resource ("each YouTube video" names `video`)."""
-    head = resource.split("_")[-1]
-    return head in words or f"{head}s" in words
 
 
 RESERVED = frozenset("orchestrator router splitter aggregator dispatcher judge reviewer "
