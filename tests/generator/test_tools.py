@@ -242,3 +242,19 @@ def test_a_usage_aside_selects_no_pack() -> None:
         "try it out with a personal email with many replies and see it turn into a movie "
         "script.").spec
     assert not any("mail" in t.name for t in spec.tools)
+
+
+def test_scraping_spreadsheets_and_charts_wire_builtins_in_every_language() -> None:
+    from a4a.generator.tools import cue_hits
+
+    cases = {
+        "web_read": ["抓取网页上的价格", "サイトをスクレイピングする", "парсинг страниц конкурентов"],
+        "read_file": ["读取销售表格", "lee la hoja de cálculo de ventas", "liest die Tabelle",
+                      "lê a planilha de vendas", "читает таблицу продаж"],
+        "python": ["生成销售图表", "データ分析を行う", "hace un análisis de datos",
+                   "erstellt ein Diagramm", "fait l'analyse de données",
+                   "faz a análise de dados", "строит график продаж"],
+    }
+    missed = [(tool, t) for tool, texts in cases.items() for t in texts
+              if tool not in cue_hits(t)]
+    assert missed == []
