@@ -248,7 +248,8 @@ def test_scraping_spreadsheets_and_charts_wire_builtins_in_every_language() -> N
     from a4a.generator.tools import cue_hits
 
     cases = {
-        "web_read": ["抓取网页上的价格", "サイトをスクレイピングする", "парсинг страниц конкурентов"],
+        "web_read": ["抓取网页上的价格", "サイトをスクレイピングする",
+                     "парсинг страниц конкурентов"],
         "read_file": ["读取销售表格", "lee la hoja de cálculo de ventas", "liest die Tabelle",
                       "lê a planilha de vendas", "читает таблицу продаж"],
         "python": ["生成销售图表", "データ分析を行う", "hace un análisis de datos",
