@@ -105,6 +105,15 @@ def test_work_reviewed_by_qa_is_a_review_loop() -> None:
                                                 "reviewed the support macros.").scores()
 
 
+def test_an_agent_that_routes_messages_to_its_tools_is_one_agent() -> None:
+    text = ("An AI agent inside n8n routes user messages to different tools such as a weather "
+            "tool, a task tool and a calendar tool.")
+    assert "routing" not in analyse(text).scores()
+    assert _pattern(text) == "single_agent"
+    assert _pattern("A triage agent routes each customer email to the billing agent or the "
+                    "shipping agent.") == "routing"
+
+
 def test_a_lead_that_spawns_subagents_is_the_orchestrator() -> None:
     text = "The Lead Researcher spawns subagents in parallel to search for information."
     a = analyse(text)
