@@ -114,6 +114,17 @@ def test_an_agent_that_routes_messages_to_its_tools_is_one_agent() -> None:
                     "shipping agent.") == "routing"
 
 
+def test_a_branch_that_loops_back_is_a_review_loop() -> None:
+    text = ("A human-in-the-loop content workflow.\n"
+            "1. `draft` generates the first version of the post\n"
+            "2. `review_gate` pauses and waits for a human message\n"
+            "3. If rejected: `revise` takes the feedback and loops back to `review_gate`\n"
+            "4. If approved: `publish` finalizes the post")
+    spec = compile_request(text).spec
+    assert spec.pattern == "evaluator_optimizer"
+    assert not any(a.name.startswith("if_") for a in spec.agents)
+
+
 def test_a_lead_that_spawns_subagents_is_the_orchestrator() -> None:
     text = "The Lead Researcher spawns subagents in parallel to search for information."
     a = analyse(text)
