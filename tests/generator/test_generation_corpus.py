@@ -26,7 +26,8 @@ FIELDS = {"id", "lang", "length", "request", "source", "note", "families", "role
 # Collection batches and the salt of each one's split rule; a case without `batch` is batch 1.
 SPLIT_SALTS = {1: "a4a-generation-split-v1:", 2: "a4a-generation-split-v2:",
                3: "a4a-generation-split-v3:", 4: "a4a-generation-split-v4:",
-               5: "a4a-generation-split-v5:", 6: "a4a-generation-split-v6:"}
+               5: "a4a-generation-split-v5:", 6: "a4a-generation-split-v6:",
+               7: "a4a-generation-split-v7:"}
 
 
 @pytest.fixture(scope="module")
@@ -70,8 +71,10 @@ def test_counts_languages_and_lengths(cases: list[dict[str, Any]]) -> None:
     assert len(third) >= 60 and all(sum(c["lang"] == lang for c in third) >= 4 for lang in LANGS)
     fourth = [c for c in cases if c.get("batch") == 4]
     assert len(fourth) >= 45 and all(sum(c["lang"] == lang for c in fourth) >= 3 for lang in LANGS)
-    fifth = [c for c in cases if c.get("batch") == 5]
-    assert len(fifth) >= 45 and all(sum(c["lang"] == lang for c in fifth) >= 3 for lang in LANGS)
+    for b in (5, 6, 7):
+        later = [c for c in cases if c.get("batch") == b]
+        assert len(later) >= 45 and all(sum(c["lang"] == lang for c in later) >= 3
+                                        for lang in LANGS), b
 
 
 def test_every_case_is_complete_and_sourced(cases: list[dict[str, Any]]) -> None:
@@ -126,7 +129,7 @@ def test_heldout_is_a_fixed_disjoint_third(splits: dict[str, list[dict[str, Any]
 def test_bench_scores_one_batch(gq: ModuleType,
                                 splits: dict[str, list[dict[str, Any]]]) -> None:
     for split, cases in splits.items():
-        later = {b: [c["id"] for c in cases if c.get("batch") == b] for b in (2, 3, 4, 5, 6)}
+        later = {b: [c["id"] for c in cases if c.get("batch") == b] for b in range(2, 8)}
         for b, ids in later.items():
             assert ids and [c["id"] for c in gq.load_cases(split, str(b))] == ids
         assert len(gq.load_cases(split, "1")) + sum(map(len, later.values())) == len(cases)
@@ -209,9 +212,9 @@ def test_bench_runs_and_never_prints_heldout_cases(gq: ModuleType,
 
 # Floors about one point under the measured figures of the whole corpus, all batches
 # (percent; hits are counts): a change that loses ground fails.
-FLOORS = {"tuning": {"family": 93.0, "roles": 90.0, "tools": 83.0, "count": 92.0},
-          "heldout": {"family": 73.5, "roles": 74.0, "tools": 73.0, "count": 66.5}}
-MAX_HITS = {"tuning": 0, "heldout": 3}
+FLOORS = {"tuning": {"family": 91.5, "roles": 90.0, "tools": 81.5, "count": 92.5},
+          "heldout": {"family": 73.0, "roles": 75.0, "tools": 74.0, "count": 67.0}}
+MAX_HITS = {"tuning": 2, "heldout": 6}
 # The issue's target is 10 points; batches 3, 4 and 5 (new text, a few cases per other
 # language) opened the gap again. The bound keeps it from growing while the tuning on them
 # closes it.
