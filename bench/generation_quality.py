@@ -198,10 +198,15 @@ def term_matcher(term: str) -> Callable[[str], bool]:
 
 
 def build(text: str) -> Built:
-    """Compile `text` with the real compiler; raises what the compiler raises."""
+    """Compile `text` with the real compiler; raises what the compiler raises, and ValueError
+    for a framework the validator rejects (an invalid build is a failed build)."""
     from a4a.generator.pipeline import compile_request
 
-    spec = compile_request(text).spec
+    compiled = compile_request(text)
+    errors = sorted({i.code for i in compiled.issues if i.severity == "error"})
+    if errors:
+        raise ValueError(f"invalid framework: {', '.join(errors)}")
+    spec = compiled.spec
     held = {name for agent in spec.agents for name in agent.tool_names()}
     described = {t.name: t.description for t in spec.tools}
     return Built(

@@ -74,9 +74,11 @@ def named_for(intent: IntentSpec, areas: tuple[Area, ...]) -> tuple[AgentPlan, .
         (s, s.replace("_", " "), "") for s in intent.named_agents]
     docs = _area_docs(areas)
     lang = main_language(intent.text) if intent.text else "en"
-    out = []
+    out: list[AgentPlan] = []
     for slug, title, duty in rows:
         name = f"{slug}_agent" if slug in RESERVED else slug
+        if any(p.name == name for p in out):  # "Researcher", later "Researcher Agent": one role
+            continue
         scores = bm25(f"{title} {duty} {gloss(f'{title} {duty}', lang)}", docs)
         ranked = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: -scores[i])
         mine = tuple(areas[i] for i in ranked[:2])

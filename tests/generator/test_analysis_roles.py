@@ -583,3 +583,14 @@ def test_a_title_whose_duty_says_it_is_an_agent_is_a_role() -> None:
     # a duty that names its own agent keeps that name ("A planner agent ...")
     assert _roles("1. **Planning**: A planner agent lists the search terms.\n"
                   "2. **Writing**: A writer agent drafts the report.") == ["planner", "writer"]
+
+
+def test_a_role_listed_twice_as_title_and_as_agent_is_one_agent() -> None:
+    text = ("## Roles\n- **Researcher**: gathers the sources\n- **Writer**: drafts the article\n"
+            "- **Reviewer**: checks the draft\n- **Coordinator**: assigns the work to the others\n"
+            "## Implementation\n- **Researcher Agent**: calls the search API\n"
+            "- **Writer Agent**: writes the markdown file\n- **Reviewer Agent**: scores the draft")
+    built = compile_request(text)
+    names = [a.name for a in built.spec.agents]
+    assert len(names) == len(set(names)) == 4, names
+    assert not [i.code for i in built.issues if i.severity == "error"]
