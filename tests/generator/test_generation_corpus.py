@@ -215,9 +215,9 @@ def test_bench_runs_and_never_prints_heldout_cases(gq: ModuleType,
 FLOORS = {"tuning": {"family": 91.5, "roles": 90.0, "tools": 81.5, "count": 92.5},
           "heldout": {"family": 73.0, "roles": 75.0, "tools": 74.0, "count": 67.0}}
 MAX_HITS = {"tuning": 2, "heldout": 6}
-# Failed builds (refusals, and frameworks the validator rejects): the held-out part's two are
-# the policy's refusals of real requests.
-MAX_FAILED = {"tuning": 0, "heldout": 2}
+# Failed builds (refusals, and frameworks the validator rejects): the held-out part's three
+# are the policy's refusals of real requests.
+MAX_FAILED = {"tuning": 0, "heldout": 3}
 # The target is 10 points; batches 3, 4 and 5 (new text, a few cases per other
 # language) opened the gap again. The bound keeps it from growing while the tuning on them
 # closes it.
