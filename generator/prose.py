@@ -112,7 +112,8 @@ def agent_noun_roles(norm: str) -> list[Role]:
                    if (is_filler(w) and w not in ("and", "or")) or w in _CUTS), default=0)
         if m.group(3) and cut and raw[cut - 1] in _COUNTED:
             continue  # "four specialist agents" counts the agents a list then names
-        words = [w for w in raw[cut:] if w not in ADJECTIVES]
+        # (a single letter is no word of a name: "Google's Agent Development Kit")
+        words = [w for w in raw[cut:] if w not in ADJECTIVES and len(w) > 1]
         if (words and (words[0] in _CHOICE or any(w in _SYSTEM for w in words))) or (
                 _MODIFIES.match(norm, m.end())):
             continue  # "decentralized agent orchestration" names the system, not an agent

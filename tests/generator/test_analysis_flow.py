@@ -125,6 +125,18 @@ def test_a_branch_that_loops_back_is_a_review_loop() -> None:
     assert not any(a.name.startswith("if_") for a in spec.agents)
 
 
+def test_and_then_send_in_chinese_is_no_concurrency() -> None:
+    # "并发送" is "and send"; "并发" alone would be "concurrent"
+    text = "自动从 GitLab 获取今日提交记录，通过 AI 生成工作日报，并发送到钉钉群机器人。"
+    assert "parallel_sectioning" not in analyse(text).scores()
+    assert "parallel_sectioning" in analyse("三个智能体并发执行检索任务").scores()
+
+
+def test_a_possessive_is_no_agent_name() -> None:
+    text = "A multi-agent travel planner built with Google's Agent Development Kit (ADK)."
+    assert [r.name for r in analyse(text).roles] == []
+
+
 def test_a_lead_that_spawns_subagents_is_the_orchestrator() -> None:
     text = "The Lead Researcher spawns subagents in parallel to search for information."
     a = analyse(text)

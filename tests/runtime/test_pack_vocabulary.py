@@ -35,6 +35,7 @@ FOREIGN = [
     ("Бот для подбора персонала: проверяет резюме кандидатов и назначает собеседования.",
      "recruiting"),
     ("帮我整理收件箱里的邮件并回复重要邮件", "email"),
+    ("Un bot de Telegram para la gestión de citas y el agendamiento de citas.", "calendar"),
     ("诊所预约助手：帮患者挂号并提醒复诊", "healthcare"),
     ("医療相談：患者の症状を聞いて診察予約を取る", "healthcare"),
     ("Un asistente que agenda citas médicas para los pacientes de la clínica.", "healthcare"),
@@ -78,6 +79,8 @@ NOT_THEIRS = [
     ("Um agente que acompanha a receita mensal e as despesas da empresa.",
      {"personal_planning"}),
     ("Um agente que pesquisa o mercado de carros elétricos.", {"personal_planning"}),
+    ("Un bot hecho con herramientas de código abierto que responde preguntas.",
+     {"code_hosting"}),
 ]
 
 
