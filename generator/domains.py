@@ -266,3 +266,32 @@ def acted_on(pid: str, terms: tuple[str, ...], norm: str) -> bool:
 # term of a pack that sends, with one of these beside it, is acted on.
 _SENDS = re.compile(r"^(?:envoi\w*|envoy\w*|envi[aoeá]\w*|envía\w*|mand[aeo]\w*|schick\w*|"
                     r"verschick\w*|versend\w*|sendet|отправ\w*|присыла\w*|пришл\w*)$")
+
+
+# Work on a product ("develops the Expense Tracker app", "le développement du projet Expense
+# Tracker"): the product's name says what the software is about, not which systems the agents
+# work with, and the work is software development.
+_DEV = (r"(?:build(?:s|ing)?|develop(?:s|ing)?|development of|cod(?:e|es|ing)|"
+        r"implement(?:s|ing)?|d[ée]velopp(?:ement|er|e|ent)|desarroll(?:o|ar|a|an)|"
+        r"desenvolv(?:imento|er|e|em)|entwickl(?:ung|en|t)|construire|constru(?:ir|ye|yen))")
+_ART = (r"(?:an?|the|our|my|your|du|de la|de l'|d'une?|le|la|les|l'|une?|des|del|de|el|los|"
+        r"las|uma?|o|os|as|do|da|der|die|das|ein(?:e|en)?|unser(?:e|en)?)")
+_PRODUCT = (r"(?:apps?|applications?|web ?apps?|websites?|site web|sitio web|plataforma|"
+            r"platforms?|plateforme|saas|mvps?|prototypes?|projects?|projet|proyecto|projeto|"
+            r"projekt|aplicaci[oó]n|aplicativo|aplica[cç][aã]o|anwendung|logiciel)")
+_NAMED_BEFORE = re.compile(rf"\b{_DEV}\s+{_ART}\s*((?:[\w'-]+\s+){{1,4}}?){_PRODUCT}\b",
+                           re.IGNORECASE)
+_NAMED_AFTER = re.compile(rf"(?i:\b{_DEV}\s+(?:{_ART}\s*)?{_PRODUCT})\s+"
+                          r"((?:[A-Z][\w-]*\s?){1,3})")
+DEVELOPMENT = "software development"
+
+
+def without_product(raw: str) -> str:
+    """The request with the name of the product its agents develop blanked out, and
+    "software development" added where there is one; the request as it is otherwise."""
+    out, found = raw, False
+    for pat in (_NAMED_BEFORE, _NAMED_AFTER):
+        for m in reversed(list(pat.finditer(out))):
+            if m.group(1).strip():
+                out, found = out[:m.start(1)] + " " + out[m.end(1):], True
+    return f"{out} ({DEVELOPMENT})" if found else raw

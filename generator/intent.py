@@ -19,6 +19,7 @@ from a4a.generator.domains import (
     domain_matches,
     names_departments,
     select_domains,
+    without_product,
 )
 from a4a.generator.naming import ascii_words
 from a4a.generator.text import Text, fold, normalize
@@ -85,7 +86,7 @@ class RuleIntentParser:
         """Parse `text` (already checked by the security policy)."""
         analysis = analyse(text)
         norm = normalize(text)[:20_000]
-        work = normalize(without_asides(text))[:20_000]
+        work = normalize(without_product(without_asides(text)))[:20_000]
         hits, mentions = domain_matches(Text(work, work, fold(work)))
         # A multi-word phrase ("on the web", "stock market") or a product name ("WhatsApp") is
         # precise: it counts twice.

@@ -326,12 +326,26 @@ def _areas_of(team: str, areas: tuple[Area, ...]) -> tuple[Area, ...]:
                                                  .split()))[:2]
 
 
+# Teams of a hierarchy whose request names none: the size follows the request (a lead, two
+# teams of three; "section editors for politics, business, and tech": three), not the number
+# of resource types the pack has.
+UNNAMED_TEAMS = 2
+_FOR_LIST = re.compile(r"\bfor ((?:[\w-]+(?: [\w-]+)?, )+(?:[\w-]+ )?(?:and|or) [\w-]+)")
+
+
+def _unnamed_teams(text: str) -> int:
+    """How many teams a hierarchy that names none gets."""
+    m = _FOR_LIST.search(text.lower())
+    items = len(re.split(r",\s*(?:and |or )?|\s+(?:and|or)\s+", m.group(1))) if m else 0
+    return min(5, items) if items >= 2 else UNNAMED_TEAMS
+
+
 def _area_teams(x: ShapeInput, top: AgentPlan,
                 named: list[tuple[str, str, tuple[Area, ...]]] | None = None) -> Topology:
     """One team per area; out of domain, two generic teams: a hierarchy is never one agent."""
     agents, edges, children = [top], [], []
     teams: list[tuple[str, str, tuple[Area, ...]]] = named or [
-        (a.resource, a.label, (a,)) for a in x.areas[:5]] or [
+        (a.resource, a.label, (a,)) for a in x.areas[:_unnamed_teams(x.intent.text)]] or [
         (f"team_{i + 1}", f"part {i + 1} of the task", ()) for i in range(2)]
     for stem, label, mine in teams:
         lead = AgentPlan(f"{stem}_lead", "coordinator", f"the {label} team", (), 8)

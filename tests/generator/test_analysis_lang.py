@@ -266,3 +266,24 @@ def test_a_supervisor_that_picks_the_agent_is_a_cue_in_every_language() -> None:
                  "Супервизор получает вопрос и выбирает агента."):
         scores = analyse(text).scores()
         assert max(scores, key=scores.get) == "supervisor", (text, scores)
+
+
+def test_the_product_a_team_develops_selects_software_development_not_its_subject() -> None:
+    from a4a.generator.intent import RuleIntentParser
+
+    parse = RuleIntentParser().parse
+    for text in ("A crew of agents that builds an expense tracker app: a backend developer, a "
+                 "frontend developer and a QA engineer.",
+                 "Structure hiérarchique d'agents IA pour le développement du projet Expense "
+                 "Tracker.",
+                 "Un equipo de agentes para el desarrollo de la aplicación Recetas Fáciles."):
+        assert parse(text).domains == ("software_dev",), text
+    assert parse("An agent that tracks my expenses and builds a monthly report.").domains == (
+        "finance",)
+
+
+def test_a_hierarchy_that_names_no_teams_is_a_lead_over_two_teams() -> None:
+    spec = compile_request("Structure hiérarchique d'agents IA pour le développement du projet "
+                           "Expense Tracker.").spec
+    assert spec.pattern == "hierarchical_teams" and len(spec.agents) == 7
+    assert not any("receipt" in t.name or "reimburs" in t.name for t in spec.tools)
