@@ -287,8 +287,10 @@ DEVELOPMENT = "software development"
 
 
 def without_product(raw: str) -> str:
-    """The request with the name of the product its agents develop blanked out, and
-    "software development" added where there is one; the request as it is otherwise."""
+    """The request with the name of the product its agents develop blanked out.
+
+    "Software development" is added where there is one; otherwise the request is unchanged.
+    """
     out, found = raw, False
     for pat in (_NAMED_BEFORE, _NAMED_AFTER):
         for m in reversed(list(pat.finditer(out))):
