@@ -104,10 +104,10 @@ def test_a_finance_team_processing_invoices_gives_the_support_team_no_invoice_to
     # customer's account and the replies stay
     ("Un agente de atención al cliente que responde consultas de facturación",
      {"get_customer", "post_public_reply"}),
-    # a clinic's customer service: the clinic's appointments (healthcare, read in Portuguese)
-    # and the customer's account
+    # a clinic's customer service: beside the clinic's appointments (the healthcare pack, read
+    # in Portuguese), the support pack's customer account
     ("Automatize o atendimento ao cliente de uma clínica: agendamento de consultas, dúvidas "
-     "sobre convênio e cobrança.", {"get_customer", "list_appointments", "request_appointment"}),
+     "sobre convênio e cobrança.", {"get_customer", "search_customers"}),
 ])
 def test_a_billing_assistant_reads_the_account_and_keeps_its_replies(
         request_text: str, wanted: set[str]) -> None:
