@@ -90,7 +90,7 @@ class RequestAnalysis:
                 weak[c.pattern] = max(weak.get(c.pattern, 0.0), c.weight)
             else:
                 out[c.pattern] = out.get(c.pattern, 0.0) + c.weight
-        return {p: round(out.get(p, 0.0) + weak.get(p, 0.0), 2) for p in {**out, **weak}}
+        return {p: round(out.get(p) or weak.get(p, 0.0), 2) for p in {**out, **weak}}
 
 
 def _num(word: str) -> int:
@@ -535,7 +535,7 @@ _VERB_OF_RUNNER = r"(?P<verb>orchestr\w*|orquest\w*|оркестр\w*)"
 def _runner_regex() -> re.Pattern[str]:
     runners = "|".join(re.escape(r) for r in table("en", "analysis").get("runners", ()))
     after = _VERB_OF_RUNNER.replace("verb", "verb2")  # "CrewAI to orchestrate"
-    return re.compile(rf"{_VERB_OF_RUNNER}\s+(?:\S+\s+){{0,2}}?(?:{runners})\b"
+    return re.compile(rf"{_VERB_OF_RUNNER}\s+(?:\S+\s+){{0,4}}?(?:{runners})\b"
                       rf"|\b(?:{runners})\s+(?:\S+\s+){{0,3}}?{after}", re.IGNORECASE)
 
 

@@ -11,14 +11,46 @@ def _pattern(text: str) -> str:
     return compile_request(text).spec.pattern
 
 
-def test_generic_words_count_once_and_an_arrow_chain_is_explicit_structure() -> None:
+def test_generic_words_count_only_without_a_strong_cue_and_an_arrow_chain_is_structure() -> None:
     text = ("A multi-agent framework for incident triage. It orchestrates a team of agents, a "
             "crew of intelligent agents.\n\nMonitorAgent → TriageAgent → ResolutionAgent\n")
     a = analyse(text)
-    assert a.scores()["orchestrator_workers"] == 1.4  # one strong cue + generic words once
+    assert a.scores()["orchestrator_workers"] == 1.0  # the strong cue; generic words add none
+    assert analyse("A multi-agent crew of agents.").scores()["orchestrator_workers"] == 0.4
     assert a.scores()["prompt_chaining"] == 2.0
     assert [r.name for r in a.roles] == ["monitor", "triage", "resolution"]
     assert _pattern(text) == "prompt_chaining"
+
+
+def test_team_words_do_not_tip_a_tie_between_strong_cues() -> None:
+    # "orchestration" names how agents run (weak) and "multi-agent" says there are several;
+    # neither outweighs the swarm that hands the customer from agent to agent.
+    text = ("This project demonstrates multi-agent conversational workflows using the AG2 "
+            "framework. It includes swarm orchestration examples for airline customer service "
+            "scenarios, such as flight modification, cancellation, and lost baggage handling.")
+    assert _pattern(text) == "handoff"
+    for text in ("Un système d'orchestration d'agents pour le support client.",
+                 "Sistema de orquestación de agentes para atención al cliente.",
+                 "Агентная система: оркестрация агентов поддержки."):
+        assert analyse(text).scores().get("orchestrator_workers", 0) < 1.0, text
+    assert analyse("Un orchestrateur délègue aux agents.").scores()["orchestrator_workers"] >= 1
+
+
+def test_orchestrating_a_workflow_with_a_framework_names_no_lead() -> None:
+    text = ("An AI job agent: it discovers job listings, filters them and sends a daily email "
+            "report. It orchestrates the full workflow using LangGraph.")
+    assert analyse(text).scores().get("orchestrator_workers", 0) < 1.0
+
+
+def test_a_route_through_space_is_no_routing_and_triaging_agents_route() -> None:
+    text = ("A warehouse system coordinating specialized agents. Spatial Intelligence: "
+            "optimizes picking routes and warehouse layout.")
+    assert "routing" not in analyse(text).scores()
+    assert "routing" not in analyse("An agent for delivery route planning.").scores()
+    assert "routing" in analyse("The agent routes each ticket to billing.").scores()
+    text = ("An order system of modular agents for triaging, tracking, login management, "
+            "order management, and returns.")
+    assert _pattern(text) == "routing"
 
 
 def test_a_chain_of_things_that_are_not_roles_names_no_roles() -> None:
