@@ -17,6 +17,7 @@ from functools import cache
 from a4a.generator.domains import domain_hits
 from a4a.generator.lists import (
     bold_roles,
+    box_roles,
     card_spans,
     chain_roles,
     cjk_series_roles,
@@ -186,8 +187,9 @@ def _merge(groups: list[list[Role]]) -> tuple[Role, ...]:
             continue
         # A part of a row's title read again by another rule ("менеджер" of "| **Менеджер
         # командировок** - Supervisor |") is that row's role.
-        if role.source != "header" and any(r.source == "header" and role.title in r.title
-                                           for r in seen.values()):
+        # The same for a box of a diagram ("│ Travel Coordinator │ (Root Agent) │").
+        if role.source not in ("header", "box") and any(
+                r.source in ("header", "box") and role.title in r.title for r in seen.values()):
             continue
         # "designer + writer → 並列で実装": roles already named, together, name no new one
         parts = role.name.split("_")
@@ -581,7 +583,7 @@ def analyse(raw: str) -> RequestAnalysis:
     listed = english_enumerated_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else []
     if len(headers) >= 2 and len(listed) <= len(headers):
         listed = []  # the headings describe every agent the list names
-    roles = _merge([headers, chain_roles(lines, offsets, lang),
+    roles = _merge([headers, chain_roles(lines, offsets, lang), box_roles(raw[:20_000], split, lang),
                     edge_roles(lines, offsets, lang), bold_roles(split, lang),
                     code_roles(split), listed, *prose])
     roles = _shallowest(roles, lines, offsets)

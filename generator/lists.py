@@ -521,6 +521,41 @@ def chain_roles(lines: list[str], offset: list[int], lang: str) -> list[Role]:
     return out
 
 
+_WALL = "│┃║"
+
+
+def _box_cells(line: str) -> list[tuple[int, int, str]]:
+    """The text between two walls of a box-drawn line: (left wall, right wall, text)."""
+    walls = [k for k, ch in enumerate(line) if ch in _WALL]
+    return [(a, b, line[a + 1:b].strip()) for a, b in zip(walls, walls[1:])
+            if re.search(r"\w", line[a + 1:b])]
+
+
+def box_roles(raw: str, split: str, lang: str) -> list[Role]:
+    """"│ Flight │" over "│ Agent  │": the boxes of a diagram drawn with box characters.
+
+    A box's lines share its walls' columns; their words, joined, are its title. Two or more
+    boxes that name roles name the team ("Tools" or "User" boxes name none).
+    """
+    open_: dict[tuple[int, int], list[str]] = {}
+    titles: list[str] = []
+    for line in raw.split("\n"):
+        cells = {(a, b): text for a, b, text in _box_cells(line)}
+        for key in [k for k in open_ if k not in cells]:
+            titles.append(" ".join(open_.pop(key)))
+        for key, text in cells.items():
+            open_.setdefault(key, []).append(text)
+    titles += [" ".join(words) for words in open_.values()]
+    out = []
+    for title in titles:
+        item = _chain_item(title)
+        if name := _title_name(item, lang):
+            first = item.split()[0].lower() if item.split() else ""
+            # the whole title, "Travel Coordinator (Root Agent)": what it holds is this role
+            out.append(Role(name, title.lower(), "", "box", max(0, split.lower().find(first))))
+    return out if len(out) >= 2 else []
+
+
 _EDGE = re.compile(r"(?:\*\*|__)([^*_\n]{2,40})(?:\*\*|__)\s*(?:→|->|⟶|=>)\s*"
                    r"(?:\*\*|__)([^*_\n]{2,40})(?:\*\*|__)\s*[:：]?\s*(.*)$")
 _TERMINALS = frozenset({"start", "end", "__start__", "__end__", "user", "human", "done"})

@@ -63,7 +63,7 @@ class Role:
     name: str
     title: str
     duty: str
-    source: str  # header | chain | bold | list | clause | agent_noun | lexicon
+    source: str  # header | chain | box | bold | list | clause | agent_noun | lexicon
     position: int
 
 

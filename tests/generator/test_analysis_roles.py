@@ -594,3 +594,25 @@ def test_a_role_listed_twice_as_title_and_as_agent_is_one_agent() -> None:
     names = [a.name for a in built.spec.agents]
     assert len(names) == len(set(names)) == 4, names
     assert not [i.code for i in built.issues if i.severity == "error"]
+
+
+def test_boxes_of_a_drawn_diagram_name_the_roles() -> None:
+    text = ("A multi-agent travel planning system:\n\n"
+            "┌─────────────────────────┐\n"
+            "│   Travel Coordinator    │  <-- Main orchestrator\n"
+            "│   (Root Agent)          │\n"
+            "└───────────┬─────────────┘\n"
+            "    ┌───────┴────────┬─────────────┬──────────────┐\n"
+            "┌───▼────┐    ┌─────▼─────┐   ┌──▼──────┐   ┌──▼─────┐\n"
+            "│ Flight │    │   Hotel   │   │Activity │   │ Tools  │\n"
+            "│ Agent  │    │   Agent   │   │  Agent  │   │        │\n"
+            "└────────┘    └───────────┘   └─────────┘   └────────┘\n\n"
+            "The coordinator agent manages three specialized sub-agents.")
+    assert [r.name for r in analyse(text).roles] == [
+        "travel_coordinator", "flight", "hotel", "activity"]
+    assert len(compile_request(text).spec.agents) == 4
+    # boxes that hold no role (the user, a database) name none
+    plain = ("┌────────────┐     ┌──────────┐\n"
+             "│ User Query │ ──▶ │ Database │\n"
+             "└────────────┘     └──────────┘\n")
+    assert analyse(plain).roles == ()
