@@ -583,9 +583,9 @@ def analyse(raw: str) -> RequestAnalysis:
     listed = english_enumerated_roles(_CAMEL.sub(" ", raw[:20_000])) if lang == "en" else []
     if len(headers) >= 2 and len(listed) <= len(headers):
         listed = []  # the headings describe every agent the list names
-    roles = _merge([headers, chain_roles(lines, offsets, lang), box_roles(raw[:20_000], split, lang),
-                    edge_roles(lines, offsets, lang), bold_roles(split, lang),
-                    code_roles(split), listed, *prose])
+    roles = _merge([headers, chain_roles(lines, offsets, lang),
+                    box_roles(raw[:20_000], split, lang), edge_roles(lines, offsets, lang),
+                    bold_roles(split, lang), code_roles(split), listed, *prose])
     roles = _shallowest(roles, lines, offsets)
     if lang == "en":
         roles = tuple(_subject_duty(r, norm) for r in roles)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import cache
+from itertools import pairwise
 
 from a4a.generator.naming import AMPERSAND, read_title
 from a4a.generator.rolewords import (
@@ -527,7 +528,7 @@ _WALL = "│┃║"
 def _box_cells(line: str) -> list[tuple[int, int, str]]:
     """The text between two walls of a box-drawn line: (left wall, right wall, text)."""
     walls = [k for k, ch in enumerate(line) if ch in _WALL]
-    return [(a, b, line[a + 1:b].strip()) for a, b in zip(walls, walls[1:])
+    return [(a, b, line[a + 1:b].strip()) for a, b in pairwise(walls)
             if re.search(r"\w", line[a + 1:b])]
 
 
