@@ -215,6 +215,38 @@ _MEETINGS = re.compile(
     r"встреч\w*))", re.IGNORECASE)
 
 
+# Many users (sessions, chats) served at once, in eight languages: the system serves them
+# concurrently; no agents work in parallel ("varios usuarios interactúen simultáneamente").
+_MANY = (r"(?:\b(?:users|sessions|conversations|chats|customers|clients|visitors|requests|"
+         r"usuari\w*|usuári\w*|sesiones|sessões|sessoes|conversas|conversaciones|clientes|"
+         r"utilisateurs|benutzer\w*|nutzer\w*|sitzungen|gespräche|пользовател\w*|сесси\w*|"
+         r"диалог\w*|клиент\w*|запрос\w*)|用户|会话|ユーザー|セッション|会話)")
+_AT_ONCE = (r"(?:simultaneous\w*|concurrent\w*|in parallel|at the same time|simult[aá]ne\w*|"
+            r"simultan\w*|al mismo tiempo|ao mesmo tempo|en même temps|gleichzeitig\w*|"
+            r"parallel\w*|одновременн\w*|параллельн\w*|并发|同时|同時に?|並行)")
+_SERVES_MANY = re.compile(rf"(?P<a>{_MANY}[^.!?。！？\n]{{0,50}}?){_AT_ONCE}"
+                          rf"|{_AT_ONCE}(?P<b>[^.!?。！？\n]{{0,20}}?{_MANY})", re.IGNORECASE)
+_AGENT_WORD = re.compile(r"agent|агент|智能体|エージェント|\bbot\b", re.IGNORECASE)
+_AGENTS = re.compile(r"\b(?:agents|agentes|agenten|bots|агент(?:ы|ов|ами|ам))\b", re.IGNORECASE)
+
+
+def _names_agents(sentence: str) -> bool:
+    """Agents, or two of them: "the billing agent and the technical agent", "bots"."""
+    return bool(_AGENTS.search(sentence)) or len(_AGENT_WORD.findall(sentence)) >= 2
+
+
+def _one_at_a_time(raw: str) -> str:
+    """The request without the words that say many users are served at once.
+
+    Only in a sentence that names no agents: "the two agents check the customers in
+    parallel" still works in parallel.
+    """
+    def serve(m: re.Match[str]) -> str:
+        return (m.group("a") or "") + " " + (m.group("b") or "")
+    parts = re.split(r"(?<=[.!?。！？\n])", raw)
+    return "".join(p if _names_agents(p) else _SERVES_MANY.sub(serve, p) for p in parts)
+
+
 def _shallowest(roles: tuple[Role, ...], lines: list[str], offsets: list[int]
                 ) -> tuple[Role, ...]:
     """At most MAX_ROLES roles: where a tree names more, its top level before its leaves.
@@ -593,6 +625,7 @@ def analyse(raw: str) -> RequestAnalysis:
     if fans_out(lines):  # "**Supervisor** → **Booking Node**" twice: branches, not a chain
         bare = re.sub(r"→|->|⟶|=>", " to ", bare)
     bare = _MEETINGS.sub(r"arrange \1", bare)  # "coordinar reuniones" books time, leads no one
+    bare = _one_at_a_time(bare)
     if bare != raw[:20_000]:  # cues only from what the agents do, not how to run the project
         lex_cues = _lexicon_roles(Text.of(bare))[1]
     masked = mask_roles(normalize(bare) if bare != raw[:20_000] else norm, roles)

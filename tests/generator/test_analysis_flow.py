@@ -345,3 +345,16 @@ def test_synthesizing_notes_into_a_post_is_writing_not_merging_workers() -> None
         "The agent synthesizes the research into a blog post.").scores()
     assert "orchestrator_workers" in analyse(
         "A lead agent synthesizes the workers' findings.").scores()
+
+
+def test_many_users_served_at_once_is_no_parallel_work() -> None:
+    for text in ("El bot gestiona sesiones individuales, permitiendo que varios usuarios "
+                 "interactúen simultáneamente sin pérdida de contexto.",
+                 "An assistant that handles many conversations concurrently.",
+                 "Support for concurrent users and sessions.",
+                 "Бот поддерживает одновременно тысячи пользователей."):
+        assert "parallel_sectioning" not in analyse(text).scores(), text
+    # agents that work at once still do
+    for text in ("The billing agent and the technical agent check the customers in parallel.",
+                 "Three agents research the topic in parallel for the users."):
+        assert "parallel_sectioning" in analyse(text).scores(), text
