@@ -212,8 +212,8 @@ def test_bench_runs_and_never_prints_heldout_cases(gq: ModuleType,
 
 # Floors about one point under the measured figures of the whole corpus, all batches
 # (percent; hits are counts): a change that loses ground fails.
-FLOORS = {"tuning": {"family": 91.5, "roles": 90.0, "tools": 81.5, "count": 92.5},
-          "heldout": {"family": 73.0, "roles": 75.0, "tools": 74.0, "count": 67.0}}
+FLOORS = {"tuning": {"family": 92.5, "roles": 89.5, "tools": 81.0, "count": 94.0},
+          "heldout": {"family": 73.5, "roles": 76.0, "tools": 73.5, "count": 69.0}}
 MAX_HITS = {"tuning": 2, "heldout": 6}
 # Failed builds (refusals, and frameworks the validator rejects): the held-out part's three
 # are the policy's refusals of real requests.
