@@ -104,6 +104,9 @@ def test_gate_literal_is_a_word_every_match_holds(term: str, literal: tuple[str,
      "web_research"),
     ("Un agent qui réserve les vols et les hôtels d'un voyage d'affaires.", "travel"),
     ("Агент собирает дайджест новостей из новостных источников.", "news"),
+    ("議事録を入力するだけで、ネクストアクションを抽出し、必要な会議を自動設定するAIエージェント",
+     "calendar"),
+    ("Integration von Angeboten in Terminbuchung, Kalender-basierte Terminauswahl.", "calendar"),
 ])
 def test_packs_are_named_in_the_other_languages(text: str, pack: str) -> None:
     assert pack in domains.domain_hits(Text.of(text))
@@ -227,3 +230,9 @@ def test_a_product_name_counts_like_a_phrase() -> None:
     assert "messaging" not in compile_request(
         "A calendar assistant that books meetings in the calendar and sends a notification."
     ).intent.domains
+
+
+def test_calendar_events_beside_an_inbox_select_the_calendar_too() -> None:
+    text = ("An AI agent copilot: from inbox chaos to a smarter calendar. It cleans the inbox, "
+            "creates calendar events for emails about meetings and drafts replies.")
+    assert set(compile_request(text).intent.domains) >= {"email", "calendar"}
