@@ -306,7 +306,7 @@ def _line_role(line: str, lang: str, duty_col: int | None = None
         return None
     else:
         marked = _MARKS.match(line)
-        body = line[marked.end():] if marked else line
+        body = _SEQUENCE.sub(r"\1", line[marked.end():] if marked else line)
         m = (_FILE_COMMENT.match(body.strip()) or _BOLD.match(body.strip())
              or _HEADER.match(PLACEHOLDER.sub(" ", body).strip()) or _PAREN.match(body.strip()))
         if m:
@@ -340,6 +340,13 @@ def _line_role(line: str, lang: str, duty_col: int | None = None
         name = (slug(re.findall(r"[a-z][a-z0-9-]*", title.lower())) if title.isascii()
                 else read_title(title).name)
     return (name, title, duty.strip(" *_")) if name else None
+
+
+# "### Part I: Issue Solver Agent", "**Step 2: Writer**": the place in a sequence before a
+# title (eight languages' words for part, step, phase and stage).
+_SEQUENCE = re.compile(r"^(\s*(?:#{1,6}\s*)?(?:\*\*|__)?)\s*(?:part|step|phase|stage|etapa|fase|"
+                       r"paso|passo|schritt|teil|[ée]tape|partie|шаг|этап|часть|фаза)\s+"
+                       r"(?:\d{1,2}|[ivx]{1,4})\s*[:.)\-–—]\s*(?=\S)", re.IGNORECASE)
 
 
 # A duty that opens by saying what agent it is ("An agent focused on ...", "Un agente ...").

@@ -358,3 +358,9 @@ def test_many_users_served_at_once_is_no_parallel_work() -> None:
     for text in ("The billing agent and the technical agent check the customers in parallel.",
                  "Three agents research the topic in parallel for the users."):
         assert "parallel_sectioning" in analyse(text).scores(), text
+
+
+def test_dynamically_says_how_work_is_done_not_who_leads() -> None:
+    text = ("An adaptive AI-powered tutoring system that evaluates learner understanding, "
+            "dynamically generates questions, scores answers and reteaches weak concepts.")
+    assert analyse(text).scores().get("orchestrator_workers", 0) < 1.0

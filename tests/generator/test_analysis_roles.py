@@ -616,3 +616,14 @@ def test_boxes_of_a_drawn_diagram_name_the_roles() -> None:
              "│ User Query │ ──▶ │ Database │\n"
              "└────────────┘     └──────────┘\n")
     assert analyse(plain).roles == ()
+
+
+def test_a_place_in_a_sequence_before_a_heading_is_not_its_title() -> None:
+    text = ("Двух-агентная система для автоматизации GitHub workflow:\n\n"
+            "### Part I: Issue Solver Agent\n1. **Worker** обрабатывает issues\n"
+            "2. **Pull Request** создаёт PR с исправлениями\n\n"
+            "### Part II: PR Review Agent\n1. **Review файлов** только изменённые файлы\n"
+            "2. **GitHub Comment** сводка всех результатов review\n")
+    assert _roles(text) == ["issue_solver", "pr_review"]
+    assert _roles("A crew.\n\n### Step 1: Researcher\nFinds sources.\n\n"
+                  "### Step 2: Writer\nWrites the post.") == ["researcher", "writer"]
