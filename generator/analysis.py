@@ -319,6 +319,21 @@ def _numbered(lines: list[str]) -> tuple[str, ...]:
     return tuple(items)
 
 
+_PHASE = re.compile(r"\s*(?:#{1,6}\s*)?(?:\*\*|__)?\s*(?:phase|step|stage|etapa|fase|paso|passo|"
+                    r"schritt|[ée]tape|шаг|этап|фаза)\s+(\d{1,2})\s*[:.)\-–—]\s*(\S.*)",
+                    re.IGNORECASE)
+
+
+def _phases(lines: list[str]) -> tuple[str, ...]:
+    """The titles of headings that number phases or steps from 1 ("### Phase 2: Emails")."""
+    items: list[str] = []
+    for ln in lines:
+        m = _PHASE.match(ln)
+        if m and int(m.group(1)) == len(items) + 1:
+            items.append(m.group(2).strip(" *_")[:120])
+    return tuple(items)
+
+
 _TO_SERIES = re.compile(r"\bto (?:[a-z]+ly )?([a-z]{3,}), ([a-z]{3,}),? (?:and|then) ([a-z]{3,})"
                         r"\b([^.,;!?\n]{0,60})")
 _THAT_SERIES = re.compile(r"\b(?:agents|pipeline|workflow|crew|team)\b[^.;:\n]{0,40}?"
@@ -643,9 +658,12 @@ def analyse(raw: str) -> RequestAnalysis:
         # "each agent specializes in a task: generating ideas, critiquing them, ...": a
         # pipeline stated outright, above a lone keyword (1.0)
         cues = _distinct([*cues, Cue("prompt_chaining", ", ".join(r.duty for r in tasks), 1.2)])
-    return RequestAnalysis(lang, sentences[:200], roles, _steps(lines), _numbered(lines),
-                           _series(norm) if lang == "en" else _foreign_series(norm), counts,
-                           caps, cues, masked,
+    series = _series(norm) if lang == "en" else _foreign_series(norm)
+    numbered = _numbered(lines)
+    if len(phases := _phases(lines)) >= 3:  # "### Phase 1: ..." to "### Phase 6: ...": the work
+        numbered = series = phases
+    return RequestAnalysis(lang, sentences[:200], roles, _steps(lines), numbered, series,
+                           counts, caps, cues, masked,
                            _not_understood(text, sentences, lang))
 
 

@@ -364,3 +364,16 @@ def test_dynamically_says_how_work_is_done_not_who_leads() -> None:
     text = ("An adaptive AI-powered tutoring system that evaluates learner understanding, "
             "dynamically generates questions, scores answers and reteaches weak concepts.")
     assert analyse(text).scores().get("orchestrator_workers", 0) < 1.0
+
+
+def test_headings_that_number_phases_are_the_work_in_series() -> None:
+    text = "Ce projet est structuré en 4 phases distinctes.\n\n" + "".join(
+        f"### Phase {i}: {title}\n\n- **Objectif**: {goal}\n\n" for i, (title, goal) in
+        enumerate([("Gestion des Disponibilités", "Consolider les créneaux disponibles"),
+                   ("Génération des Emails", "Générer des emails personnalisés"),
+                   ("Traitement des Réponses", "Analyser les réponses"),
+                   ("Suivi Post-Concert", "Envoyer des emails de remerciement")], start=1))
+    a = analyse(text)
+    assert len(a.numbered) == 4 and a.numbered[1].startswith("génération")
+    spec = compile_request(text).spec
+    assert spec.pattern == "prompt_chaining" and len(spec.agents) == 4
