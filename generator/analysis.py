@@ -402,14 +402,23 @@ _CJK_SERIES = re.compile(r"((?:[\u4e00-\u9fff]{2,12}?、){1,5}[\u4e00-\u9fff]{2,
                          r"(?:(?!的|之)[\u4e00-\u9fff]){2,8})"
                          r"(?:的|之)?[^。！？\n、]{0,10}(?:工作流|流程|管线|流水线)")
 _CJK_LEAD = re.compile(r"^.*?(?:集成|包括|包含|涵盖|实现|支持|覆盖)")
+# "お問い合わせの受付からAI回答案生成、Slack通知、kintone記録まで", "从收集数据、分析到生成报告":
+# the stages from the first to the last.
+_FROM_TO = re.compile(r"([^。！？\n、]{1,20}?)から([^。！？\n]{1,80}?)まで"
+                      r"|从([^。！？\n]{1,80}?)到((?:(?!的)[^。！？\n、，]){1,20})")
 
 
 def _foreign_series(norm: str) -> tuple[str, ...]:
-    """The stages of a process listed in series in French, Spanish, Portuguese or Chinese."""
+    """The stages of a process listed in series in five languages (not English)."""
     if m := _CJK_SERIES.search(norm):
         items = [i for i in re.split(r"、|与|和|及", m.group(1)) if i]
         items[0] = _CJK_LEAD.sub("", items[0])
         return tuple(items) if 3 <= len(items) <= 6 else ()
+    if m := _FROM_TO.search(norm):
+        first, rest = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        items = [i.strip() for i in re.split(r"、", f"{first}、{rest}") if i.strip()]
+        if 3 <= len(items) <= 6:
+            return tuple(items)
     if m := _ROMANCE_SERIES.search(norm):
         items = [_ROMANCE_LEAD.sub("", i.strip()) for i in _ROMANCE_JOIN.split(m.group(1))]
         items = [i.split()[0] for i in items if i]

@@ -377,3 +377,12 @@ def test_headings_that_number_phases_are_the_work_in_series() -> None:
     assert len(a.numbered) == 4 and a.numbered[1].startswith("génération")
     spec = compile_request(text).spec
     assert spec.pattern == "prompt_chaining" and len(spec.agents) == 4
+
+
+def test_work_from_the_first_stage_to_the_last_is_a_series_in_japanese_and_chinese() -> None:
+    text = "お問い合わせの受付からAI回答案生成、Slack通知、kintone記録までの自動化システム。"
+    assert len(analyse(text).series) == 4
+    assert compile_request(text).spec.pattern == "prompt_chaining"
+    assert analyse("一个从收集数据、清洗、分析到生成报告的智能体系统。").series == (
+        "收集数据", "清洗", "分析", "生成报告")
+    assert analyse("从北京到上海的旅行助手。").series == ()  # a trip, not work in series
