@@ -82,11 +82,21 @@ def _stopwords() -> frozenset[str]:
                      for w in table(lang, "language").get("stopwords", ())) | _EN_FILLER
 
 
+@cache
+def _prefixes() -> dict[str, tuple[tuple[str, str, str], ...]]:
+    """The prefixes by their first character, longest first (as `_vocabulary` orders them)."""
+    out: dict[str, list[tuple[str, str, str]]] = {}
+    for p in _vocabulary()[1]:
+        out.setdefault(p[0][0], []).append(p)
+    return {k: tuple(v) for k, v in out.items()}
+
+
 def _word(word: str) -> tuple[str, str] | None:
-    exact, prefix, _ = _vocabulary()
+    exact = _vocabulary()[0]
     if word in exact:
         return exact[word]
-    return next(((k, c) for core, k, c in prefix if word.startswith(core)), None)
+    return next(((k, c) for core, k, c in _prefixes().get(word[:1], ())
+                 if word.startswith(core)), None)
 
 
 def _cjk_run(run: str) -> list[tuple[str, str]]:

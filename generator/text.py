@@ -84,6 +84,9 @@ _LATIN_LANGS = ("en", "es", "de", "fr", "pt")
 _LATIN_LETTER = re.compile(r"[a-z\u00c0-\u024f]")
 
 
+_ASCII_CONTROL = {c: None for c in [*range(32), 127] if not chr(c).isspace()}
+
+
 def normalize(text: str, keep_lines: bool = False) -> str:
     """NFKC, case-folded, format/control characters removed, whitespace collapsed.
 
@@ -92,7 +95,10 @@ def normalize(text: str, keep_lines: bool = False) -> str:
     """
     text = unicodedata.normalize("NFKC", text).casefold()
     text = unicodedata.normalize("NFKC", text)
-    text = "".join(ch for ch in text if ch.isspace() or unicodedata.category(ch)[0] != "C")
+    if text.isascii():  # the control characters of ASCII, but for whitespace
+        text = text.translate(_ASCII_CONTROL)
+    else:
+        text = "".join(ch for ch in text if ch.isspace() or unicodedata.category(ch)[0] != "C")
     if keep_lines:
         lines = (" ".join(line.split()) for line in text.splitlines())
         return "\n".join(line for line in lines if line)
