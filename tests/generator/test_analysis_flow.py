@@ -3,6 +3,8 @@ arrow chains, and the named role that routes or leads."""
 
 from __future__ import annotations
 
+import pytest
+
 from a4a.generator.analysis import analyse
 from a4a.generator.pipeline import compile_request
 
@@ -386,3 +388,14 @@ def test_work_from_the_first_stage_to_the_last_is_a_series_in_japanese_and_chine
     assert analyse("一个从收集数据、清洗、分析到生成报告的智能体系统。").series == (
         "收集数据", "清洗", "分析", "生成报告")
     assert analyse("从北京到上海的旅行助手。").series == ()  # a trip, not work in series
+
+
+@pytest.mark.parametrize(("text", "gated"), [
+    ("If the refund should proceed, it presents its rationale to the human operative for "
+     "approval. Once approved, the agent executes the refund.", True),
+    ("The agent decides if it can auto-reply or needs your input.", True),
+    ("Emails are labelled 'Agent Pending' when your decision is required.", True),
+    ("An agent that answers questions about our approval policy for expenses.", False),
+])
+def test_approval_asked_of_the_operator_is_a_human_gate(text: str, gated: bool) -> None:
+    assert ("human_gate" in analyse(text).scores()) is gated
