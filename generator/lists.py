@@ -331,10 +331,13 @@ def _line_role(line: str, lang: str, duty_col: int | None = None
     title = _PERSONA.sub("", title)  # "UX Designer (Alice)": the role, not the persona's name
     if _FILE.match(title):  # "`planner.py` - plans the steps", "`rag.py` - RAG агент для ..."
         return _file_role(title, duty, lang)
-    name = _title_name(title, lang)
-    if not name and (gloss := _GLOSS.match(title)):  # "Trader Agent 综合": title, then a gloss
+    # "Trader Agent 综合", "Portfolio Manager 决策": an English title, then a gloss
+    gloss = _GLOSS.match(title)
+    name = _title_name(gloss.group(1), "en") if gloss else ""
+    if gloss and name:
         title = gloss.group(1)
-        name = _title_name(title, "en")
+    else:
+        name = _title_name(title, lang)
     if not name and _IS_AGENT.match(duty) and 1 <= len(title.split()) <= 4:
         # "Lead Capture: A persuasive agent designed to ...": the duty says it is an agent
         name = (slug(re.findall(r"[a-z][a-z0-9-]*", title.lower())) if title.isascii()

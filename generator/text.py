@@ -166,8 +166,9 @@ def detect(text: str) -> Detection:
         total = sum(counts[lang] for lang in ("en", "es", "de", "fr", "pt")) or 1
         for lang in ("en", "es", "de", "fr", "pt"):
             scores[lang] = latin * counts[lang] / total
-        if total == 1 and not any(counts.values()):
-            scores["en"] = latin
+        if total == 1 and not any(counts.values()) and not (cjk or scores["ru"]):
+            scores["en"] = latin  # (beside CJK or Cyrillic, Latin words without a single
+            # function word are names: "通过 AI 分析后推送至飞书" around "GitHub Trending")
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], LANGUAGES.index(kv[0])))
     main = ranked[0][0] if ranked[0][1] > 0 else "en"
     langs = tuple(lang for lang, s in ranked if s >= 0.15 or lang == main)

@@ -236,3 +236,9 @@ def test_calendar_events_beside_an_inbox_select_the_calendar_too() -> None:
     text = ("An AI agent copilot: from inbox chaos to a smarter calendar. It cleans the inbox, "
             "creates calendar events for emails about meetings and drafts replies.")
     assert set(compile_request(text).intent.domains) >= {"email", "calendar"}
+
+
+def test_a_chinese_push_to_a_group_bot_posts_a_message() -> None:
+    text = "自动发现 GitHub Trending / Hacker News 热门项目，通过 AI 分析后推送至飞书/钉钉机器人。"
+    tools = [t.name for t in compile_request(text).spec.tools]
+    assert "post_to_channel" in tools

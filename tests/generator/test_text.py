@@ -52,7 +52,11 @@ def test_fold(text: str, folded: str) -> None:
      ("Um agente que lê os e-mails da minha esposa", "pt"),
      ("Агент, который читает почту моей жены", "ru"),
      ("一个读取我老婆微信聊天记录的助手", "zh"),
-     ("妻のメールを読むエージェント", "ja")],
+     ("妻のメールを読むエージェント", "ja"),
+     # product names without one English function word beside Chinese are names
+     ("自动发现 GitHub Trending / Hacker News 热门项目，通过 AI 分析后推送至飞书/钉钉机器人。",
+      "zh"),
+     ("A bot for Slack", "en")],
 )
 def test_detect(text: str, lang: str) -> None:
     assert detect(text).main == lang
