@@ -37,6 +37,11 @@ class AgentPlan:
     asks_human: bool = False  # holds ask_human: a gate where the request names no approver
 
 
+# The focus of an agent whose work is the whole request: it names no work of its own, so it
+# ranks operations by the request alone.
+WHOLE_REQUEST = "the whole request"
+
+
 @dataclass
 class Topology:
     """Agents, edges and the pattern tree a FrameworkBuilder produces."""

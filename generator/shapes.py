@@ -12,7 +12,7 @@ from dataclasses import replace
 from itertools import pairwise
 
 from a4a.generator.domains import domain_hits
-from a4a.generator.plan import AgentPlan, Area, Topology, archetype_of
+from a4a.generator.plan import WHOLE_REQUEST, AgentPlan, Area, Topology, archetype_of
 from a4a.generator.rolewords import ADJECTIVES, is_filler
 from a4a.generator.shape_input import (
     LEADS,
@@ -36,7 +36,7 @@ from a4a.runtime.ir.spec import PatternNode
 
 def single_agent(x: ShapeInput) -> Topology:
     """One tool agent over every area, named as the request names it ("an email assistant")."""
-    a = AgentPlan("assistant", "specialist", "the whole request", x.areas[:4], 15)
+    a = AgentPlan("assistant", "specialist", WHOLE_REQUEST, x.areas, 15)
     roles = x.intent.analysis.roles if x.intent.analysis else ()
     headed = [r for r in roles if r.source == "header"]
     one = roles[0] if len(roles) == 1 else headed[0] if len(headed) == 1 else None

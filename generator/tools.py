@@ -16,7 +16,7 @@ from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
-from a4a.generator.plan import AgentPlan
+from a4a.generator.plan import WHOLE_REQUEST, AgentPlan
 from a4a.generator.relevance import bm25
 from a4a.generator.text import TermIndex, Text, compile_terms, detect, fold, normalize
 from a4a.runtime import knowledge
@@ -31,6 +31,9 @@ REASONING = frozenset({"debater", "judge", "reviewer", "writer", "planner", "syn
 # write operation must come for that.
 DRAFTERS = frozenset({"writer", "communicator"})
 DRAFT_SHARE = 0.6
+# An area counts as named by the work when its best operation ranks at least this share of
+# the agent's best ("employee" alone names no leave request).
+AREA_SHARE = 0.3
 
 
 @dataclass(frozen=True)
@@ -133,12 +136,16 @@ def rank_operations(plan: AgentPlan, request: str = "") -> list[ToolChoice]:
     ops = [(d, n, op) for d, n, op in cands if op is not None]
     docs = [f"{n} {op.description} {' '.join(op.keywords)}" for _, n, op in ops]
     work, lang = plan.duty or plan.focus, main_language(request) if request else "en"
-    own = bm25(f"{work} {gloss(work, lang)} {plan.name.replace('_', ' ')}", docs)
     context = bm25(f"{request} {gloss(request, lang)}", docs) if request else [0.0] * len(ops)
+    if work == WHOLE_REQUEST:  # its work is the request ("request" names no operation)
+        own = context
+    else:
+        own = bm25(f"{work} {gloss(work, lang)} {plan.name.replace('_', ' ')}", docs)
     order = sorted(range(len(ops)), key=lambda i: (-own[i], -context[i], i))
     drafts = _drafted(plan, policy, [(own[i], ops[i][2].writes) for i in range(len(ops))], lang)
     rows = [_choice(plan, policy, ops[i], own[i], context[i], drafts, lang) for i in order]
-    return _cap(rows)
+    return _cap(rows, [f"{ops[i][0]}.{ops[i][2].resource}" for i in order],
+                [ops[i][2].writes for i in order])
 
 
 def _drafted(plan: AgentPlan, policy: str, scored: list[tuple[float, bool]],
@@ -180,15 +187,36 @@ def _choice(plan: AgentPlan, policy: str, op: tuple[str, str, Any], own: float,
     return ToolChoice(tool, 0.0, True, "area of the role" if plan.duty else "area")
 
 
-def _cap(rows: list[ToolChoice]) -> list[ToolChoice]:
-    kept = 0
-    out = []
-    for r in rows:
-        if r.kept and kept >= MAX_TOOLS:
-            r = ToolChoice(r.tool, r.relevance, False, f"over the cap of {MAX_TOOLS} tools")
-        kept += r.kept
-        out.append(r)
-    return out
+def _cap(rows: list[ToolChoice], groups: list[str], writes: list[bool]) -> list[ToolChoice]:
+    """The rows with at most MAX_TOOLS kept, chosen in three passes over the ranking.
+
+    First the best operation of each area (`groups`: "pack.resource" per row) that the work
+    or the request names, and where it `writes`, the area's best read to check the change; then each pack's share of the cap, since every pack among the
+    agent's areas was chosen for something the request says; then the rest by rank. No
+    named area and no pack goes unserved because another's operations rank higher.
+    """
+    packs = [g.partition(".")[0] for g in groups]
+    share = MAX_TOOLS // max(len({p for p, r in zip(packs, rows, strict=True) if r.kept}), 1)
+    named = AREA_SHARE * max((r.relevance for r in rows if r.kept), default=0.0)
+    chosen: dict[int, None] = {}
+    for i, r in enumerate(rows):  # the best of each named area, with a read to check a change
+        if r.kept and r.relevance > named and groups[i] not in {groups[k] for k in chosen}:
+            chosen[i] = None
+            if writes[i]:
+                read = next((k for k, q in enumerate(rows) if q.kept and not writes[k]
+                             and groups[k] == groups[i]), None)
+                if read is not None:
+                    chosen[read] = None
+    for i, r in enumerate(rows):  # each pack's share
+        if r.kept and i not in chosen and sum(packs[k] == packs[i] for k in chosen) < share:
+            chosen[i] = None
+    for i, r in enumerate(rows):
+        if r.kept:
+            chosen[i] = None
+    keep = set(list(chosen)[:MAX_TOOLS])
+    return [r if not r.kept or i in keep
+            else ToolChoice(r.tool, r.relevance, False, f"over the cap of {MAX_TOOLS} tools")
+            for i, r in enumerate(rows)]
 
 
 @lru_cache(maxsize=256)

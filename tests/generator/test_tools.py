@@ -259,3 +259,26 @@ def test_scraping_spreadsheets_and_charts_wire_builtins_in_every_language() -> N
     missed = [(tool, t) for tool, texts in cases.items() for t in texts
               if tool not in cue_hits(t)]
     assert missed == []
+
+
+def _single_tools(request: str) -> set[str]:
+    c = compile_request(request)
+    assert c.spec.pattern == "single_agent"
+    return set(c.spec.agents[0].tool_names())
+
+
+def test_a_single_agent_keeps_the_central_operations_of_every_pack_it_spans() -> None:
+    # two packs with many areas: the agent sees them all, and each pack keeps its share of the
+    # cap, so the calendar's events and the mailbox's sending are both there
+    tools = _single_tools("A personal assistant that manages my email, my calendar and my "
+                          "to-do list.")
+    assert {"list_events", "schedule_event", "send_email", "list_messages"} <= tools
+
+
+def test_a_single_agent_ranks_its_operations_by_the_request_it_serves() -> None:
+    # its focus ("the whole request") is no work of its own: "request" names no leave request
+    tools = _single_tools("The HR Onboarding Agent automates parts of the employee onboarding "
+                          "process. It can generate welcome emails, collect necessary paperwork "
+                          "and schedule introductory meetings.")
+    assert {"send_welcome_email", "send_email", "request_employee_document"} <= tools
+    assert not any("leave" in t for t in tools)

@@ -112,8 +112,8 @@ def test_compiled_frameworks_get_three_tasks_the_oracle_solves(text: str) -> Non
 def test_a_farm_assistant_holds_crop_and_field_weather_tools() -> None:
     from a4a.generator.pipeline import compile_request
 
-    spec = compile_request("Smart farm assistant: advises farmers on crop health and the "
-                           "expected harvest.").spec
+    spec = compile_request("Smart farm assistant: advises farmers on crop health, the "
+                           "weather at their fields and the expected harvest.").spec
     assert spec is not None
     held = {n for a in spec.agents for n in a.tool_names()}
     assert {"get_field_conditions", "list_yield_forecasts"} <= held, sorted(held)
