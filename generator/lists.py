@@ -297,9 +297,15 @@ def _duty_columns(lines: list[str]) -> list[int | None]:
     return out
 
 
+# Pictographs and their joiners ("**🕵️‍♂️ Risk Analyst:**", "| 🚀 Performance Agent |"): decoration
+# around a title, never a part of it.
+_PICTOGRAPHS = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]+ ?")
+
+
 def _line_role(line: str, lang: str, duty_col: int | None = None
                ) -> tuple[str, str, str] | None:
     """(name, title, duty) of a line that names a role, else None."""
+    line = _PICTOGRAPHS.sub("", line)
     if line.lstrip().startswith("|"):
         return _table_role(line, lang, duty_col)
     elif len(_ARROW.findall(line)) >= 2:  # "Researcher → Writer → Reviewer" is a chain

@@ -627,3 +627,16 @@ def test_a_place_in_a_sequence_before_a_heading_is_not_its_title() -> None:
     assert _roles(text) == ["issue_solver", "pr_review"]
     assert _roles("A crew.\n\n### Step 1: Researcher\nFinds sources.\n\n"
                   "### Step 2: Writer\nWrites the post.") == ["researcher", "writer"]
+
+
+@pytest.mark.parametrize("text", [
+    "Three agents work in turn:\n* **🕵️‍♂️ Risk Analyst:** audits the bill of materials.\n"
+    "* **🤝 Procurement Specialist:** scans the supplier database.\n"
+    "* **👔 Operations Director:** reviews the findings and writes the summary.",
+    "| Agent | Focus |\n|---|---|\n| 🚀 Risk Analyst | audits the bill of materials |\n"
+    "| 💰 Procurement Specialist | scans the supplier database |\n"
+    "| 🔒 Operations Director | reviews the findings |",
+])
+def test_pictographs_before_a_title_are_no_part_of_the_role(text: str) -> None:
+    names = [r.name for r in analyse(text).roles]
+    assert names == ["risk_analyst", "procurement_specialist", "operations_director"]
