@@ -399,3 +399,17 @@ def test_work_from_the_first_stage_to_the_last_is_a_series_in_japanese_and_chine
 ])
 def test_approval_asked_of_the_operator_is_a_human_gate(text: str, gated: bool) -> None:
     assert ("human_gate" in analyse(text).scores()) is gated
+
+
+@pytest.mark.parametrize(("text", "pattern"), [
+    # an orchestration whose object is a fixed order is that order
+    ("The system orchestrates a sequential triage protocol between three agents: a risk "
+     "analyst audits the stock, a procurement specialist picks suppliers and an operations "
+     "director writes the summary.", "prompt_chaining"),
+    # the team the result goes to is people, not a team of agents
+    ("When a pod crashes, it grabs the error logs, explains why it crashed and sends the "
+     "explanation directly to your team.", "single_agent"),
+])
+def test_words_that_name_the_audience_or_the_order_name_no_lead(
+        text: str, pattern: str) -> None:
+    assert _pattern(text) == pattern
