@@ -20,11 +20,11 @@ request covers nothing. A refused or failed build fails every metric.
 
 The tuning and held-out parts are reported separately, per language, per length bucket and
 in total; --batch 2 scores only the second collection batch (cases with `batch: 2`), --batch 1
-the first, --batch 3 to --batch 8 the third to the eighth. Individual held-out
+the first, --batch 3 to --batch 9 the third to the ninth. Individual held-out
 cases are never printed: --verbose and --show-failures list tuning cases only.
 
 Usage: python bench/generation_quality.py [--split both|tuning|heldout] [--json]
-           [--show-failures] [--verbose] [--limit N] [--batch 1|2|3|4|5|6|7|8|all]
+           [--show-failures] [--verbose] [--limit N] [--batch 1|2|3|4|5|6|7|8|9|all]
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def load_vocabulary(path: Path = DATA / "capabilities.yaml") -> Vocabulary:
 
 
 def load_cases(split: str, batch: str = "all") -> list[dict[str, Any]]:
-    """The cases of one split file, or of one collection batch of it ("1" to "8" or "all";
+    """The cases of one split file, or of one collection batch of it ("1" to "9" or "all";
     a case without a `batch` field belongs to batch 1)."""
     raw = yaml.safe_load((DATA / f"{split}.yaml").read_text(encoding="utf-8"))
     cases = list(raw["cases"])
@@ -374,7 +374,7 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--verbose", action="store_true",
                         help="print a verdict for every tuning case")
     parser.add_argument("--limit", type=int, default=0, help="score only the first N of a split")
-    parser.add_argument("--batch", choices=("1", "2", "3", "4", "5", "6", "7", "8", "all"),
+    parser.add_argument("--batch", choices=("1", "2", "3", "4", "5", "6", "7", "8", "9", "all"),
                         default="all",
                         help="score only the cases of one collection batch")
     return parser.parse_args(argv)

@@ -27,7 +27,8 @@ FIELDS = {"id", "lang", "length", "request", "source", "note", "families", "role
 SPLIT_SALTS = {1: "a4a-generation-split-v1:", 2: "a4a-generation-split-v2:",
                3: "a4a-generation-split-v3:", 4: "a4a-generation-split-v4:",
                5: "a4a-generation-split-v5:", 6: "a4a-generation-split-v6:",
-               7: "a4a-generation-split-v7:", 8: "a4a-generation-split-v8:"}
+               7: "a4a-generation-split-v7:", 8: "a4a-generation-split-v8:",
+               9: "a4a-generation-split-v9:"}
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +72,7 @@ def test_counts_languages_and_lengths(cases: list[dict[str, Any]]) -> None:
     assert len(third) >= 60 and all(sum(c["lang"] == lang for c in third) >= 4 for lang in LANGS)
     fourth = [c for c in cases if c.get("batch") == 4]
     assert len(fourth) >= 45 and all(sum(c["lang"] == lang for c in fourth) >= 3 for lang in LANGS)
-    for b in (5, 6, 7, 8):
+    for b in (5, 6, 7, 8, 9):
         later = [c for c in cases if c.get("batch") == b]
         assert len(later) >= 45 and all(sum(c["lang"] == lang for c in later) >= 3
                                         for lang in LANGS), b
@@ -129,7 +130,7 @@ def test_heldout_is_a_fixed_disjoint_third(splits: dict[str, list[dict[str, Any]
 def test_bench_scores_one_batch(gq: ModuleType,
                                 splits: dict[str, list[dict[str, Any]]]) -> None:
     for split, cases in splits.items():
-        later = {b: [c["id"] for c in cases if c.get("batch") == b] for b in range(2, 9)}
+        later = {b: [c["id"] for c in cases if c.get("batch") == b] for b in range(2, 10)}
         for b, ids in later.items():
             assert ids and [c["id"] for c in gq.load_cases(split, str(b))] == ids
         assert len(gq.load_cases(split, "1")) + sum(map(len, later.values())) == len(cases)
