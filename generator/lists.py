@@ -313,6 +313,8 @@ def _line_role(line: str, lang: str, duty_col: int | None = None
     else:
         marked = _MARKS.match(line)
         body = _SEQUENCE.sub(r"\1", line[marked.end():] if marked else line)
+        if hit := _step_role(body):
+            return hit
         m = (_FILE_COMMENT.match(body.strip()) or _BOLD.match(body.strip())
              or _HEADER.match(PLACEHOLDER.sub(" ", body).strip()) or _PAREN.match(body.strip()))
         if m:
@@ -349,6 +351,18 @@ def _line_role(line: str, lang: str, duty_col: int | None = None
         name = (slug(re.findall(r"[a-z][a-z0-9-]*", title.lower())) if title.isascii()
                 else read_title(title).name)
     return (name, title, duty.strip(" *_")) if name else None
+
+
+# "需求分析 → Requirements Analyst", "并行开发 → 3x Developer (parallel)": a step, then the role
+# that takes it.
+_STEP_ROLE = re.compile(r"^(?P<duty>[^→\n]{2,80}?)\s*(?:→|->|⟶|=>)\s*(?:\d+\s*[x×]\s*)?"
+                        r"(?P<title>[A-Za-z][A-Za-z -]{1,40}?)\s*(?:[(（][^()（）\n]*[)）])?\s*$")
+
+
+def _step_role(body: str) -> tuple[str, str, str] | None:
+    m = _STEP_ROLE.match(body.strip().strip("*_"))
+    name = _title_name(m.group("title"), "en") if m else ""
+    return (name, m.group("title"), m.group("duty").strip(" *_")) if m and name else None
 
 
 # "### Part I: Issue Solver Agent", "**Step 2: Writer**": the place in a sequence before a

@@ -160,6 +160,9 @@ MERGES = re.compile(r"\b(?:merg|combin|aggregat|synthesi[sz]|consolidat|compil)\
 
 LEADS = re.compile(r"\b(?:coordinat|orchestrat|delegat|oversee|supervis|spawn)\w*"
                    r"|\b(?:main|master|central|primary|lead) agent\b"
+                   # "the publisher agent manages the workflow, calling the copywriter"
+                   r"|\bmanag(?:es|ing|e) the (?:whole |entire |overall )?"
+                   r"(?:workflow|process|pipeline|team|other agents)\b(?!['’])"
                    # the same duty in the other languages ("coordonne tous les autres agents")
                    r"|\b(?:coordonn|coordin|coorden|koordinier|координир|orquest|orchestre|"
                    r"délègu|delegu|delega|делегир|оркестр)\w*|协调|统筹|調整役|統括", re.IGNORECASE)

@@ -413,3 +413,13 @@ def test_approval_asked_of_the_operator_is_a_human_gate(text: str, gated: bool) 
 def test_words_that_name_the_audience_or_the_order_name_no_lead(
         text: str, pattern: str) -> None:
     assert _pattern(text) == pattern
+
+
+def test_the_named_role_that_manages_the_workflow_is_the_supervisor() -> None:
+    spec = compile_request(
+        "A supervisor system that coordinates a translator agent and a proofreader agent to "
+        "localise product pages. The editor agent manages the workflow, calling the "
+        "translator to draft each page and the proofreader to check it."
+    ).spec
+    assert spec.pattern == "supervisor"
+    assert spec.entry == "editor" and len(spec.agents) == 3

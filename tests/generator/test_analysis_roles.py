@@ -640,3 +640,12 @@ def test_a_place_in_a_sequence_before_a_heading_is_not_its_title() -> None:
 def test_pictographs_before_a_title_are_no_part_of_the_role(text: str) -> None:
     names = [r.name for r in analyse(text).roles]
     assert names == ["risk_analyst", "procurement_specialist", "operations_director"]
+
+
+def test_a_step_then_the_role_that_takes_it_names_the_role() -> None:
+    text = ("从需求到交付的开发流程：\n\nPhase 1: 需求分析 → Requirements Analyst\n"
+            "Phase 2: 架构设计 → Architect\nPhase 3: 并行开发 → 3x Developer (parallel)\n"
+            "Phase 4: 合并分支 → git merge\nPhase 5: 交付验证 → Code Review\n")
+    roles = analyse(text).roles
+    assert [(r.name, r.duty) for r in roles] == [
+        ("requirements_analyst", "需求分析"), ("architect", "架构设计"), ("developer", "并行开发")]
