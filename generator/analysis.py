@@ -144,10 +144,10 @@ def _clause_after(fold: str, end: int, limit: int) -> str:
 
 
 def _leads(roles: list[Role]) -> list[Role]:
-    """The roles of the language tables that lead a team (a coordinator)."""
+    """The roles that lead a team or judge its work (a coordinator, a judge, a synthesizer)."""
     from a4a.generator.plan import archetype_of
 
-    return [r for r in roles if archetype_of(r.name) == "coordinator"]
+    return [r for r in roles if archetype_of(r.name) in ("coordinator", "judge", "synthesizer")]
 
 
 def _native(roles: list[Role], lang: str) -> list[Role]:
@@ -626,7 +626,8 @@ def analyse(raw: str) -> RequestAnalysis:
     # A list of roles is the strongest evidence; prose around it mostly describes the system.
     # ... but the lead they report to is often named only there ("协调者 Agent 分配任务").
     tasks = each_task_roles(split) if lang == "en" else []  # one agent per listed task
-    prose = [_leads(lex_roles)] if len(headers) >= 2 else [
+    prose = [_leads(lex_roles), _leads(_native(agent_noun_roles(split), lang))] if len(
+        headers) >= 2 else [
         _native(clause_roles(split), lang), _native(agent_noun_roles(split), lang),
         one_each_roles(split) if lang == "en" else [],
         tasks,

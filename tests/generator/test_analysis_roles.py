@@ -649,3 +649,11 @@ def test_a_step_then_the_role_that_takes_it_names_the_role() -> None:
     roles = analyse(text).roles
     assert [(r.name, r.duty) for r in roles] == [
         ("requirements_analyst", "需求分析"), ("architect", "架构设计"), ("developer", "并行开发")]
+
+
+def test_a_judge_named_in_prose_beside_a_list_of_roles_is_a_role() -> None:
+    text = ("Three agents race to fix a slow query:\n\n- **Index Agent**: speed and indexes\n"
+            "- **Cost Agent**: bytes scanned and compute\n- **Safety Agent**: injection risks\n\n"
+            "A **Judge Agent** reviews all three reports and picks a winner.")
+    names = [r.name for r in analyse(text).roles]
+    assert "judge" in names and len(names) == 4
