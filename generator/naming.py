@@ -24,7 +24,12 @@ _CYR = dict(zip("абвгдеёжзийклмнопрстуфхцчшщъыьэ�
                  "p", "r", "s", "t", "u", "f", "kh", "ts", "ch", "sh", "shch", "", "y", "", "e",
                  "yu", "ya"], strict=True))
 _EN_FILLER = frozenset("a an the of for and or with in on at by to from ai llm ki ia ии multi "
-                        "system team crew".split())
+                        "system team crew "
+                        # "Agente de IA especializado", "spezialisierter Agent": no role's name
+                        "specialized specialised especializado especializada especializados "
+                        "especializadas specialise specialisee specialises spezialisiert "
+                        "spezialisierter spezialisierte spezialisierten специализированный "
+                        "специализированные специализированного".split())
 ROLE, GLOSS, AGENT = "role", "gloss", "agent"
 # A title with one of these names a team of agents, not one ("Analyst Team 并行分析").
 _TEAM = re.compile(r"\b(?:team|teams|crew|squad|equipo|equipe|équipe|команда)\b|团队|小组|チーム")

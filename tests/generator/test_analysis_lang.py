@@ -3,6 +3,8 @@ duty clauses kept whole at parentheses, and the sense rules of stock and finance
 
 from __future__ import annotations
 
+import pytest
+
 from a4a.generator.analysis import analyse, first_clause
 from a4a.generator.naming import read_title, transliterate
 from a4a.generator.pipeline import compile_request
@@ -287,3 +289,19 @@ def test_a_hierarchy_that_names_no_teams_is_a_lead_over_two_teams() -> None:
                            "Expense Tracker.").spec
     assert spec.pattern == "hierarchical_teams" and len(spec.agents) == 7
     assert not any("receipt" in t.name or "reimburs" in t.name for t in spec.tools)
+
+
+@pytest.mark.parametrize(("title", "name"), [
+    ("Agente de IA especializado", ""), ("spezialisierter Agent", ""), ("Specialized Agent", ""),
+    ("Agente especializado en ventas", "sales"), ("agent spécialisé", ""),
+])
+def test_specialized_names_no_role(title: str, name: str) -> None:
+    # "cada etapa é tratada por um **Agente de IA especializado**": no agent called that
+    assert read_title(title).name == name
+
+
+def test_a_specialized_agent_in_bold_prose_is_no_role() -> None:
+    text = ("Um sistema RAG em que cada etapa é tratada por um **Agente de IA especializado**.\n\n"
+            "- `Extraction Agent`: transforma o PDF em texto.\n"
+            "- `Analysis Agent`: responde à pergunta do usuário.\n")
+    assert [r.name for r in analyse(text).roles] == ["extraction", "analysis"]
