@@ -355,7 +355,10 @@ _FOR_SERIES = re.compile(r"\b(?:(?:multi-agent system|agent system|agents|pipeli
 _NOMINAL = re.compile(r"(?:ing|tion|sion|sis|ment|ance|ence)$")
 _GERUND_START = re.compile(r"[a-z]{3,}ing\b")
 _NOT_VERBS = frozenset("the and all our your their his her its each every any some more most "
-                       "new own other one two three".split())
+                       "new own other one two three this thus was has always".split())
+# The subject before a series of verbs: one agent (group 1), or the system the work makes up.
+_SUBJECT = re.compile(r"(?:this|the|our|my|an?|it)\s+(?:(agent|bot|assistant|chatbot)|system|"
+                      r"pipeline|crew|team|tool|app|platform|workflow|framework)\s+(?=[a-z]{3,}s\s)")
 _CLAUSE_VERB = re.compile(r"^(?:and\s+)?([a-z]{3,}(?:ies|es|s))\s")
 
 
@@ -384,9 +387,14 @@ def _series(norm: str) -> tuple[str, ...]:
                                         for i in items):
             return tuple(items)
     for sentence in re.split(r"(?<=[.!?])\s+|\n", norm):
+        subject = _SUBJECT.match(sentence)
+        if subject and subject.group(1):  # "this agent monitors ..., asks ... and routes ...":
+            continue  # one agent's duties
+        sentence = sentence[subject.end():] if subject else sentence  # "this system detects"
         clauses = [c.strip(" .") for c in sentence.split(",")]
         if 3 <= len(clauses) <= 6 and all(
-                (v := _CLAUSE_VERB.match(c)) and not v.group(1).endswith("ss") for c in clauses):
+                (v := _CLAUSE_VERB.match(c)) and not v.group(1).endswith("ss")
+                and v.group(1) not in _NOT_VERBS for c in clauses):  # "this agent monitors"
             return tuple(re.sub(r"^and\s+", "", c) for c in clauses)
     return ()
 

@@ -423,3 +423,14 @@ def test_the_named_role_that_manages_the_workflow_is_the_supervisor() -> None:
     ).spec
     assert spec.pattern == "supervisor"
     assert spec.entry == "editor" and len(spec.agents) == 3
+
+
+def test_one_agents_duties_in_series_and_a_move_to_a_channel_are_one_agent() -> None:
+    one = ("This agent watches a Slack help channel, reads incoming questions, asks follow-up "
+           "questions when needed, and routes each question to the correct internal channel.")
+    assert _pattern(one) == "single_agent"
+    assert analyse(one).series == ()
+    # the work of a system in series is still a pipeline
+    many = ("A multi-agent system for code review. This system detects bugs, suggests "
+            "improvements, and generates unit tests using specialized agents.")
+    assert len(analyse(many).series) == 3
