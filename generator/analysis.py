@@ -31,6 +31,7 @@ from a4a.generator.lists import (
 )
 from a4a.generator.prose import (
     agent_noun_roles,
+    listed_kind_roles,
     clause_roles,
     code_roles,
     each_task_roles,
@@ -637,6 +638,7 @@ def analyse(raw: str) -> RequestAnalysis:
     prose = [_leads(lex_roles), _leads(_native(agent_noun_roles(split), lang))] if len(
         headers) >= 2 else [
         _native(clause_roles(split), lang), _native(agent_noun_roles(split), lang),
+        listed_kind_roles(split) if lang == "en" else [],
         one_each_roles(split) if lang == "en" else [],
         tasks,
         lex_roles, enumerated_roles(text, lang), titled_agent_roles(raw[:20_000], lang),

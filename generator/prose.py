@@ -150,6 +150,27 @@ _HAS_SUBAGENTS = re.compile(r"[^.;\n]{0,80}\b(?:with|using|made of|composed of|t
                             r"which has)\b[^.;\n]{0,40}\bsub-?agents\b")
 
 
+# "billing, technical or sales specialists", "research, writing and editing agents": one
+# agent per kind of work listed before a plural role noun.
+_KINDS = re.compile(r"\b((?:[a-z][a-z-]*,\s+){1,5}[a-z][a-z-]*,?\s+(?:and|or)\s+[a-z][a-z-]*)\s+"
+                    r"(agent|assistant|bot|specialist|expert)s\b")
+
+
+def listed_kind_roles(norm: str) -> list[Role]:
+    """One role per kind of work a list names before a plural role noun."""
+    out = []
+    for m in _KINDS.finditer(norm):
+        kinds = [k for k in re.split(r",?\s+(?:and|or)\s+|,\s*", m.group(1)) if k]
+        if any(is_filler(k) or k in _NOT_NOUNS or k in ADJECTIVES or k in _FILLER_WORDS
+               for k in kinds):
+            continue  # "other, later or better agents" names no kind of work
+        head = m.group(2)
+        for k, kind in enumerate(kinds):
+            name = slug([kind] if head in ("agent", "assistant", "bot") else [kind, head])
+            out.append(Role(name, f"{kind} {head}", "", "agent_noun", m.start() + k))
+    return out
+
+
 def _pair(words: list[str]) -> tuple[str, str] | None:
     """("sales", "refunds") of "sales or refunds", else None."""
     if len(words) == 3 and words[1] in ("or", "and") and not {words[0], words[2]} & (

@@ -121,7 +121,8 @@ def _step_areas(x: ShapeInput, step: str) -> tuple[Area, ...]:
 
 
 def routing(x: ShapeInput) -> Topology:
-    """Router -route-> one specialist per area; a generalist is the default."""
+    """Router -route-> the named specialists; unnamed, the most-named area's specialist and a
+    generalist over every area as the default."""
     named, rest = x.take("router")
     if named is None:  # "handles the user and directs them to ...", "routes the question"
         named = next((r for r in x.named if _DIRECTS.search(r.duty)), None)
@@ -137,13 +138,18 @@ def routing(x: ShapeInput) -> Topology:
                         condition=f"anything else ({route_condition(rest[-1])})"))
         agents = [router, *rest]
         return Topology(router.name, agents, edges, _node("routing", agents))
-    specs = rest if x.named else x.team()
-    fallback = AgentPlan("generalist", "researcher", "requests no specialist covers", x.areas[:3],
+    specs = rest if x.named else x.team(hi=2)[:ROUTED_UNNAMED]
+    fallback = AgentPlan("generalist", "researcher", "requests no specialist covers", x.areas,
                          8, False)
     edges = [_e(router.name, s.name, "route", condition=route_condition(s)) for s in specs]
     edges.append(_e(router.name, fallback.name, "route", default=True, condition="anything else"))
     agents = [router, *specs, fallback]
     return Topology(router.name, agents, edges, _node("routing", agents))
+
+
+# Specialists of a routing the request names none of: the area it names most, beside the
+# generalist over every area (three agents; "plans, replies, escalates" needs no team of six).
+ROUTED_UNNAMED = 1
 
 
 # A duty that sends work on: its role is the router.

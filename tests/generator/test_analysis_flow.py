@@ -434,3 +434,12 @@ def test_one_agents_duties_in_series_and_a_move_to_a_channel_are_one_agent() -> 
     many = ("A multi-agent system for code review. This system detects bugs, suggests "
             "improvements, and generates unit tests using specialized agents.")
     assert len(analyse(many).series) == 3
+
+
+def test_a_routing_that_names_no_specialist_is_one_specialist_and_a_generalist() -> None:
+    spec = compile_request("Our help desk assistant reads each new support ticket, drafts a "
+                           "reply from the knowledge base, answers simple tickets itself and "
+                           "routes the rest to the right specialist.").spec
+    assert spec.pattern == "routing" and len(spec.agents) == 3
+    generalist = next(a for a in spec.agents if a.name == "generalist")
+    assert len(generalist.tool_names()) >= 5  # the default route serves every area

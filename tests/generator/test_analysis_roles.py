@@ -657,3 +657,14 @@ def test_a_judge_named_in_prose_beside_a_list_of_roles_is_a_role() -> None:
             "A **Judge Agent** reviews all three reports and picks a winner.")
     names = [r.name for r in analyse(text).roles]
     assert "judge" in names and len(names) == 4
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("Route customer questions to billing, technical or sales specialists.",
+     ["billing_specialist", "technical_specialist", "sales_specialist"]),
+    ("A team of research, writing and editing agents.", ["research", "writing", "editing"]),
+    ("It keeps other, later and better agents out of the loop.", []),
+])
+def test_kinds_of_work_listed_before_a_plural_role_noun_are_roles(
+        text: str, names: list[str]) -> None:
+    assert [r.name for r in analyse(text).roles] == names

@@ -209,11 +209,12 @@ def test_routes_are_explored_until_every_agent_is_entered() -> None:
 
     spec = compile_request("route customer questions to billing, technical or sales "
                            "specialists").spec
-    assert spec.pattern == "routing" and len(spec.agents) == 5
+    assert spec.pattern == "routing" and [a.name for a in spec.agents] == [
+        "router", "billing_specialist", "technical_specialist", "sales_specialist"]
     once = asyncio.run(run_framework(spec, "help", SchemaLLM(), RunOptions()))
     assert len({e["agent"] for e in once.events if e["type"] == "agent_start"}) == 2
     v = verify(spec)
-    assert v.ok and set(v.entered) == {a.name for a in spec.agents} and v.smoke_runs == 4
+    assert v.ok and set(v.entered) == {a.name for a in spec.agents} and v.smoke_runs == 3
     triage = verify(RULES)
     assert triage.ok and triage.smoke_runs == 1 and triage.tools_called == sum(
         len(a.tool_names()) for a in RULES.agents) > 0
