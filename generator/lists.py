@@ -313,7 +313,7 @@ def _line_role(line: str, lang: str, duty_col: int | None = None
     else:
         marked = _MARKS.match(line)
         body = _SEQUENCE.sub(r"\1", line[marked.end():] if marked else line)
-        if hit := _step_role(body):
+        if hit := _step_role(body) or (_subject_role(body) if lang in ("ja", "zh") else None):
             return hit
         m = (_FILE_COMMENT.match(body.strip()) or _BOLD.match(body.strip())
              or _HEADER.match(PLACEHOLDER.sub(" ", body).strip()) or _PAREN.match(body.strip()))
@@ -361,6 +361,18 @@ _STEP_ROLE = re.compile(r"^(?P<duty>[^→\n]{2,80}?)\s*(?:→|->|⟶|=>)\s*(?:\d
 
 def _step_role(body: str) -> tuple[str, str, str] | None:
     m = _STEP_ROLE.match(body.strip().strip("*_"))
+    name = _title_name(m.group("title"), "en") if m else ""
+    return (name, m.group("title"), m.group("duty").strip(" *_")) if m and name else None
+
+
+# "**EmployerAgent（企業AI）が要件をもとに求人票を生成**", "Planner Agent 负责拆分任务": an English
+# title as the subject of a Japanese or Chinese duty.
+_SUBJECT_ROLE = re.compile(r"^(?P<title>[A-Za-z][A-Za-z -]{1,40}?)(?:\s*/\s*[A-Za-z][A-Za-z -]{1,40})?"
+                           r"\s*(?:[(（][^()（）\n]*[)）])?\s*(?:が|は|负责|負責)(?P<duty>[^\n]{2,200})$")
+
+
+def _subject_role(body: str) -> tuple[str, str, str] | None:
+    m = _SUBJECT_ROLE.match(body.strip().strip("*_").strip())
     name = _title_name(m.group("title"), "en") if m else ""
     return (name, m.group("title"), m.group("duty").strip(" *_")) if m and name else None
 

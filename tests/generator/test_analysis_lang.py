@@ -305,3 +305,17 @@ def test_a_specialized_agent_in_bold_prose_is_no_role() -> None:
             "- `Extraction Agent`: transforma o PDF em texto.\n"
             "- `Analysis Agent`: responde à pergunta do usuário.\n")
     assert [r.name for r in analyse(text).roles] == ["extraction", "analysis"]
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("転職活動の流れを段階的に自動化します。\n\n"
+     "1. **SimulatedHR（企業人事AI）が企業要望・求人要件を提示**\n"
+     "2. **HR担当者とEmployerAgentが会話形式で要件を確認**\n"
+     "3. **EmployerAgentが要件をもとにリッチな求人票を自動生成**\n"
+     "4. **SeekerAgent/SimulatedSeekerが求人提案・応募意思返答**\n"
+     "5. **書類選考・履歴書生成・二段階合否判定**\n", ["employer", "seeker"]),
+    ("- Planner Agent 负责拆分任务\n- Coder Agent 负责编写代码\n", ["planner", "coder"]),
+])
+def test_an_english_title_as_the_subject_of_a_cjk_duty_is_a_role(
+        text: str, names: list[str]) -> None:
+    assert [r.name for r in analyse(text).roles] == names
