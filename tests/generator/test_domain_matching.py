@@ -242,3 +242,13 @@ def test_a_chinese_push_to_a_group_bot_posts_a_message() -> None:
     text = "自动发现 GitHub Trending / Hacker News 热门项目，通过 AI 分析后推送至飞书/钉钉机器人。"
     tools = [t.name for t in compile_request(text).spec.tools]
     assert "post_to_channel" in tools
+
+
+@pytest.mark.parametrize("text", [
+    "基于 LangChain 的智能 A 股股票分析系统，支持历史数据查询、新闻资讯获取、技术指标分析等多项功能。",
+    "Der Analyst interpretiert Marktdaten, der zweite Agent berechnet die Positionsgröße und "
+    "prüft den Drawdown.",
+    "An agent that reads market data, computes technical indicators and sends trading signals.",
+])
+def test_market_data_and_indicators_name_investment_research(text: str) -> None:
+    assert compile_request(text).intent.domains[0] == "investment_research"
