@@ -52,8 +52,8 @@ def clause_roles(norm: str) -> list[Role]:
             follows = bool(gap) or nxt in _FOLLOWERS or (nxt.endswith("s") and len(nxt) > 3)
             mods = [w for _, w in words[:i]]
             if any(is_filler(w) for w in mods) or (mods and mods[0] in _CHOICE) or any(
-                    w in _SYSTEM for w in mods):
-                break
+                    w in _SYSTEM or w in _NOT_NOUNS for w in mods):
+                break  # "the last agent has responded": a place in the order, no one's name
             if not (known or follows):
                 continue
             title = " ".join([*(w for w in mods if w not in ADJECTIVES), noun])
@@ -184,7 +184,10 @@ def _pair(words: list[str]) -> tuple[str, str] | None:
 _NOT_NOUNS = frozenset("other after under either whether rather never ever over later together "
                        "further whatever however another better faster proper upper lower major "
                        "minor senior junior prior super cheaper deeper relevant important "
-                       "significant constant instant".split())
+                       "significant constant instant "
+                       # a place in a turn order names no one ("after the last agent responded")
+                       "last first next previous final same current initial following "
+                       "preceding".split())
 # Words before "agent" that name no specialty ("the other agent", "a user agent", "the master
 # agent"); other non-person -er nouns do ("browser agent", "weather agent", "reminder agent").
 _NO_SPECIALTY = _NOT_NOUNS | frozenset("user users master server member members matter number "

@@ -668,3 +668,12 @@ def test_a_judge_named_in_prose_beside_a_list_of_roles_is_a_role() -> None:
 def test_kinds_of_work_listed_before_a_plural_role_noun_are_roles(
         text: str, names: list[str]) -> None:
     assert [r.name for r in analyse(text).roles] == names
+
+
+@pytest.mark.parametrize("text", [
+    "The agents operate in a group chat. The chat concludes after the last agent has responded.",
+    "The first agent drafts a reply and the next agent checks it.",
+])
+def test_a_place_in_the_turn_order_names_no_role(text: str) -> None:
+    names = [r.name for r in analyse(text).roles]
+    assert not {"last", "first", "next"} & set(names), names
