@@ -252,3 +252,9 @@ def test_a_chinese_push_to_a_group_bot_posts_a_message() -> None:
 ])
 def test_market_data_and_indicators_name_investment_research(text: str) -> None:
     assert compile_request(text).intent.domains[0] == "investment_research"
+
+
+def test_a_spanish_lead_assistant_that_finds_properties_is_real_estate_and_crm() -> None:
+    text = ("Un asistente virtual que atiende leads por WhatsApp, cualifica clientes, busca "
+            "propiedades y agenda visitas automáticamente.")
+    assert set(compile_request(text).intent.domains) == {"real_estate", "crm"}
