@@ -258,3 +258,9 @@ def test_a_spanish_lead_assistant_that_finds_properties_is_real_estate_and_crm()
     text = ("Un asistente virtual que atiende leads por WhatsApp, cualifica clientes, busca "
             "propiedades y agenda visitas automáticamente.")
     assert set(compile_request(text).intent.domains) == {"real_estate", "crm"}
+
+
+def test_spanish_available_properties_and_booked_visits_are_real_estate() -> None:
+    text = ("Agente para inmobiliarias: consulta las propiedades disponibles y las visitas "
+            "agendadas, y responde por WhatsApp.")
+    assert compile_request(text).intent.domains[0] == "real_estate"
