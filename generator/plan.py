@@ -58,9 +58,13 @@ class Topology:
 
 
 def archetype_of(name: str) -> str:
-    """The archetype whose nouns name the role (last word first); specialist otherwise."""
+    """The archetype whose titles or nouns name the role (last word first); specialist
+    otherwise."""
     arche = knowledge.archetypes()
     words = name.split("_")
+    for aid, a in arche.items():  # "risk_manager": a hands-on job title
+        if any(name == t or name.endswith(f"_{t}") for t in a.get("titles", ())):
+            return aid
     for word in reversed(words):
         for aid, a in arche.items():
             if word in a.get("nouns", ()) or word.rstrip("s") in a.get("nouns", ()):

@@ -443,3 +443,13 @@ def test_a_routing_that_names_no_specialist_is_one_specialist_and_a_generalist()
     assert spec.pattern == "routing" and len(spec.agents) == 3
     generalist = next(a for a in spec.agents if a.name == "generalist")
     assert len(generalist.tool_names()) >= 5  # the default route serves every area
+
+
+def test_a_hands_on_manager_title_does_not_lead_the_team() -> None:
+    spec = compile_request("A crew with a Product Manager who writes the requirements, a "
+                           "Developer who writes the code and a QA Engineer who tests it.").spec
+    assert spec.pattern == "prompt_chaining"
+    assert [a.name for a in spec.agents] == ["product_manager", "developer", "qa_engineer"]
+    # a manager whose duty leads still leads
+    lead = compile_request("A project manager agent coordinates a designer and a developer.")
+    assert lead.spec.pattern == "orchestrator_workers" and lead.spec.entry == "project_manager"
