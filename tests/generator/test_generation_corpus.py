@@ -213,16 +213,16 @@ def test_bench_runs_and_never_prints_heldout_cases(gq: ModuleType,
 
 # Floors about one point under the measured figures of the whole corpus, all batches
 # (percent; hits are counts): a change that loses ground fails.
-FLOORS = {"tuning": {"family": 92.5, "roles": 89.5, "tools": 81.0, "count": 94.0},
-          "heldout": {"family": 73.5, "roles": 76.0, "tools": 73.5, "count": 69.0}}
+FLOORS = {"tuning": {"family": 92.5, "roles": 88.5, "tools": 82.0, "count": 94.5},
+          "heldout": {"family": 74.5, "roles": 75.5, "tools": 73.5, "count": 72.0}}
 MAX_HITS = {"tuning": 2, "heldout": 6}
-# Failed builds (refusals, and frameworks the validator rejects): the held-out part's three
+# Failed builds (refusals, and frameworks the validator rejects): the held-out part's four
 # are the policy's refusals of real requests.
-MAX_FAILED = {"tuning": 0, "heldout": 3}
-# The target is 10 points; batches 3, 4 and 5 (new text, a few cases per other
+MAX_FAILED = {"tuning": 0, "heldout": 4}
+# The target is 10 points; batches 3 to 9 (new text, a few cases per other
 # language) opened the gap again. The bound keeps it from growing while the tuning on them
 # closes it.
-MAX_GAP = 17.0
+MAX_GAP = 13.0
 
 
 def test_the_compiler_holds_its_measured_quality(gq: ModuleType) -> None:
