@@ -31,10 +31,10 @@ from a4a.generator.lists import (
 )
 from a4a.generator.prose import (
     agent_noun_roles,
-    listed_kind_roles,
     clause_roles,
     code_roles,
     each_task_roles,
+    listed_kind_roles,
     one_another,
     one_each_roles,
     ordinal_roles,

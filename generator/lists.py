@@ -367,8 +367,10 @@ def _step_role(body: str) -> tuple[str, str, str] | None:
 
 # "**EmployerAgent（企業AI）が要件をもとに求人票を生成**", "Planner Agent 负责拆分任务": an English
 # title as the subject of a Japanese or Chinese duty.
-_SUBJECT_ROLE = re.compile(r"^(?P<title>[A-Za-z][A-Za-z -]{1,40}?)(?:\s*/\s*[A-Za-z][A-Za-z -]{1,40})?"
-                           r"\s*(?:[(（][^()（）\n]*[)）])?\s*(?:が|は|负责|負責)(?P<duty>[^\n]{2,200})$")
+_SUBJECT_ROLE = re.compile(r"^(?P<title>[A-Za-z][A-Za-z -]{1,40}?)"
+                           r"(?:\s*/\s*[A-Za-z][A-Za-z -]{1,40})?"
+                           r"\s*(?:[(（][^()（）\n]*[)）])?\s*"
+                           r"(?:が|は|负责|負責)(?P<duty>[^\n]{2,200})$")
 
 
 def _subject_role(body: str) -> tuple[str, str, str] | None:

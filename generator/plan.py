@@ -58,8 +58,7 @@ class Topology:
 
 
 def archetype_of(name: str) -> str:
-    """The archetype whose titles or nouns name the role (last word first); specialist
-    otherwise."""
+    """The archetype whose titles or nouns name the role (last word first), else specialist."""
     arche = knowledge.archetypes()
     words = name.split("_")
     for aid, a in arche.items():  # "risk_manager": a hands-on job title

@@ -121,8 +121,11 @@ def _step_areas(x: ShapeInput, step: str) -> tuple[Area, ...]:
 
 
 def routing(x: ShapeInput) -> Topology:
-    """Router -route-> the named specialists; unnamed, the most-named area's specialist and a
-    generalist over every area as the default."""
+    """Router -route-> the named specialists, else one specialist and a default generalist.
+
+    Where the request names no specialist, the one is its most-named area's and the generalist
+    serves every area.
+    """
     named, rest = x.take("router")
     if named is None:  # "handles the user and directs them to ...", "routes the question"
         named = next((r for r in x.named if _DIRECTS.search(r.duty)), None)

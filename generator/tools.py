@@ -191,9 +191,10 @@ def _cap(rows: list[ToolChoice], groups: list[str], writes: list[bool]) -> list[
     """The rows with at most MAX_TOOLS kept, chosen in three passes over the ranking.
 
     First the best operation of each area (`groups`: "pack.resource" per row) that the work
-    or the request names, and where it `writes`, the area's best read to check the change; then each pack's share of the cap, since every pack among the
-    agent's areas was chosen for something the request says; then the rest by rank. No
-    named area and no pack goes unserved because another's operations rank higher.
+    or the request names, and where it `writes`, the area's best read to check the change;
+    then each pack's share of the cap, since every pack among the agent's areas was chosen
+    for something the request says; then the rest by rank. No named area and no pack goes
+    unserved because another's operations rank higher.
     """
     packs = [g.partition(".")[0] for g in groups]
     share = MAX_TOOLS // max(len({p for p, r in zip(packs, rows, strict=True) if r.kept}), 1)

@@ -245,7 +245,8 @@ def test_a_chinese_push_to_a_group_bot_posts_a_message() -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "基于 LangChain 的智能 A 股股票分析系统，支持历史数据查询、新闻资讯获取、技术指标分析等多项功能。",
+    "基于 LangChain 的智能 A 股股票分析系统，支持历史数据查询、新闻资讯获取、"
+    "技术指标分析等多项功能。",
     "Der Analyst interpretiert Marktdaten, der zweite Agent berechnet die Positionsgröße und "
     "prüft den Drawdown.",
     "An agent that reads market data, computes technical indicators and sends trading signals.",
