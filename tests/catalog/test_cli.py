@@ -58,7 +58,8 @@ def test_list_search_show_similar_diff(cli: Cli) -> None:
     assert cli.json("catalog", "list", "--pattern", "routing")["items"][0]["id"] == r
     assert cli.json("catalog", "list", "--domain", "code_hosting")["total"] == 2
     assert cli.json("catalog", "list", "--tool", "solve_ticket")["total"] == 1
-    assert cli.json("catalog", "list", "--min-agents", "4", "--no-cycle")["total"] == 1
+    assert cli.json("catalog", "list", "--min-agents", "3", "--no-cycle")["total"] == 3
+    assert cli.json("catalog", "list", "--min-agents", "4")["total"] == 0
     assert cli.json("catalog", "list", "--has-cycle")["total"] == 0
     found = cli.json("catalog", "search", "support ticket")
     assert found["items"][0]["id"] == r and found["items"][0]["score"] is not None
